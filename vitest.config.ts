@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { defineConfig } from 'vitest/config';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
+export default defineConfig({
+  define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    // End-to-end tests spawn processes: keep them from fighting over 2 cores.
+    maxWorkers: 2,
+  },
+});
