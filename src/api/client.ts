@@ -1,0 +1,146 @@
+/**
+ * The typed REST client: one method per `/api/v1` endpoint. Every body is parsed with the lenient
+ * schemas; a body of the wrong shape is an UnexpectedResponseError, kept apart from HTTP errors.
+ * Catalog reads (models, history) are cached for the TTL; every read is coalesced while in flight.
+ */
+
+import type { z } from 'zod';
+import { type ModelFeedError, UnexpectedResponseError } from '../errors.js';
+import { ReadCache } from './cache.js';
+import { HttpClient, type HttpOptions, type Query } from './http.js';
+import type { RateLimitInfo } from './rate-limit.js';
+import {
+  type ChangesPage,
+  ChangesPageSchema,
+  type ModelsPage,
+  ModelsPageSchema,
+  type PriceHistory,
+  PriceHistorySchema,
+} from './schemas.js';
+
+export interface ChangesQuery {
+  since?: number | undefined;
+  before?: number | undefined;
+  limit?: number | undefined;
+  type?: string | undefined;
+  model?: string | undefined;
+}
+
+export interface ModelsQuery {
+  vendor?: string | undefined;
+  maxInputPrice?: number | undefined;
+  minContext?: number | undefined;
+}
+
+export interface FeedApi {
+  /** `GET /api/v1/changes`: never cached. */
+  listChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesPage>;
+  /** `GET /api/v1/models`: cached for the TTL per filter set. */
+  listModels(query: ModelsQuery, signal?: AbortSignal): Promise<ModelsPage>;
+  /** `GET /api/v1/models/{slug}/history` for a catalog id: cached for the TTL. */
+  getPriceHistory(modelId: string, signal?: AbortSignal): Promise<PriceHistory>;
+  /** The rate-limit state as the service last reported it. */
+  readonly rateLimit: RateLimitInfo | undefined;
+}
+
+export interface ApiClientOptions extends HttpOptions {
+  /** Lifetime of cached catalog reads in ms; 0 turns the cache off. */
+  cacheTtlMs: number;
+}
+
+/** The history path segment: the model id with every `/` replaced by `_`, then URL-encoded. */
+export function historySlug(modelId: string): string {
+  return encodeURIComponent(modelId.replaceAll('/', '_'));
+}
+
+function cacheKey(path: string, query: Query): string {
+  const parts = Object.entries(query)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${value}`)
+    .sort();
+  return `${path}?${parts.join('&')}`;
+}
+
+export function createApiClient(options: ApiClientOptions): FeedApi {
+  const http = new HttpClient(options);
+  const cache = new ReadCache(options.now);
+
+  async function get<S extends z.ZodType>(
+    path: string,
+    query: Query,
+    schema: S,
+    ttlMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<z.infer<S>> {
+    const { value } = await cache.read(
+      cacheKey(path, query),
+      ttlMs,
+      async (shared) => {
+        const response = await http.getJson(path, query, shared);
+        const parsed = schema.safeParse(response.body);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const where = issue?.path.length ? issue.path.join('.') : 'body';
+          throw new UnexpectedResponseError(
+            `${where}: ${issue?.message ?? 'not the documented shape'}`,
+            response.status,
+            {
+              method: 'GET',
+              path,
+              host: new URL(options.baseUrl).host,
+              attempts: 1,
+              proxy: options.proxyLabel,
+            },
+          );
+        }
+        return parsed.data as z.infer<S>;
+      },
+      signal,
+    );
+    return value;
+  }
+
+  return {
+    listChanges: (query, signal) =>
+      get(
+        '/api/v1/changes',
+        {
+          since: query.since,
+          before: query.before,
+          limit: query.limit,
+          type: query.type,
+          model: query.model,
+        },
+        ChangesPageSchema,
+        0,
+        signal,
+      ),
+    listModels: (query, signal) =>
+      get(
+        '/api/v1/models',
+        { vendor: query.vendor, maxInputPrice: query.maxInputPrice, minContext: query.minContext },
+        ModelsPageSchema,
+        options.cacheTtlMs,
+        signal,
+      ),
+    getPriceHistory: (modelId, signal) =>
+      get(
+        `/api/v1/models/${historySlug(modelId)}/history`,
+        {},
+        PriceHistorySchema,
+        options.cacheTtlMs,
+        signal,
+      ),
+    get rateLimit() {
+      return http.rateLimit;
+    },
+  };
+}
+
+/** The API when the key or base URL is unusable: the server still starts; every call explains. */
+export function unavailableApi(error: ModelFeedError): FeedApi {
+  const fail = (): Promise<never> => Promise.reject(error);
+  return { listChanges: fail, listModels: fail, getPriceHistory: fail, rateLimit: undefined };
+}
+
+export type { ChangesPage, ModelsPage, PriceHistory, RateLimitInfo };

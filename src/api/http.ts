@@ -1,0 +1,324 @@
+/**
+ * The resilience contract every upstream request goes through: bearer auth, one timeout bounding
+ * the whole call (retries included) combined with the caller's abort signal, retries for GETs on
+ * network errors, attempt timeouts and 502/503/504, a remembered 429, a cap on concurrent
+ * requests, same-origin redirects only, a 10 MiB body cap, and the rate-limit headers read on
+ * every response. Failures come out as the classes of errors.ts.
+ */
+
+import {
+  AbortedError,
+  ApiError,
+  ModelFeedError,
+  NetworkError,
+  RateLimitError,
+  type RequestFacts,
+  TimeoutError,
+  UnexpectedResponseError,
+} from '../errors.js';
+import type { Logger } from '../log.js';
+import { deadline, sleep } from './abort.js';
+import { ConcurrencyLimiter } from './limiter.js';
+import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
+import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
+
+/** The fetch the client calls: undici's with its dispatcher in production, msw's in unit tests. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export type Query = Record<string, string | number | undefined>;
+
+export interface HttpOptions {
+  /** Validated base URL without a trailing slash. */
+  baseUrl: string;
+  apiKey: string;
+  fetch: FetchLike;
+  userAgent: string;
+  /** Bounds a whole call, queueing and retries included. */
+  timeoutMs: number;
+  /** The proxy requests go through, for error messages only (credentials removed). */
+  proxyLabel: string | undefined;
+  log: Logger;
+  /** @default 6 */
+  maxConcurrent?: number;
+  /** @default 10 MiB */
+  maxBodyBytes?: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+const MAX_REDIRECTS = 5;
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Follows an error's `cause` chain (and AggregateError's first member) to the first `code`. */
+function errorCode(error: unknown): { code: string; detail: string } {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code) return { code, detail: current.message };
+    const next: unknown =
+      current instanceof AggregateError && current.errors.length ? current.errors[0] : current.cause;
+    if (next === undefined) break;
+    current = next;
+  }
+  const detail = current instanceof Error ? current.message : String(current);
+  return { code: 'FETCH_FAILED', detail };
+}
+
+class ResponseTooLarge extends Error {}
+
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  // Cancelling is not awaited: a stalled sender could hold the call past its timeout.
+  if (declared > maxBytes) {
+    response.body?.cancel().catch(() => {});
+    throw new ResponseTooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      reader.cancel().catch(() => {});
+      throw new ResponseTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 80)}…` : flat || '(empty body)';
+}
+
+/** What one attempt produced, before the retry decision. */
+type AttemptOutcome =
+  | { kind: 'response'; status: number; text: string; headers: Headers }
+  | { kind: 'retryable'; error: ModelFeedError };
+
+export class HttpClient {
+  private readonly limiter: ConcurrencyLimiter;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly origin: string;
+  private readonly host: string;
+  /** The last rate-limit state the service reported; cached answers report it as last seen. */
+  private lastRateLimit: RateLimitInfo | undefined;
+  /** The last 429, answered from memory until its retry-after passes. */
+  private rateLimited: RateLimitError | undefined;
+
+  constructor(private readonly options: HttpOptions) {
+    this.limiter = new ConcurrencyLimiter(options.maxConcurrent ?? 6);
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    const base = new URL(options.baseUrl);
+    this.origin = base.origin;
+    this.host = base.host;
+  }
+
+  get rateLimit(): RateLimitInfo | undefined {
+    return this.lastRateLimit;
+  }
+
+  /**
+   * GET a JSON resource. `path` must already have its dynamic segments encoded; query values are
+   * encoded here. Resolves with a 2xx body; anything else rejects with a ModelFeedError.
+   */
+  async getJson(path: string, query: Query, signal?: AbortSignal): Promise<JsonResponse> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) search.set(name, String(value));
+    const pathAndQuery = search.size ? `${path}?${search}` : path;
+    const facts: RequestFacts = {
+      method: 'GET',
+      path: pathAndQuery,
+      host: this.host,
+      attempts: 0,
+      proxy: this.options.proxyLabel,
+    };
+
+    const remembered = this.rememberedLimit(facts);
+    if (remembered) throw remembered;
+
+    const call = deadline(signal, this.options.timeoutMs);
+    const started = this.now();
+    try {
+      return await this.limiter.run(call.signal, () =>
+        this.withRetries(`${this.options.baseUrl}${pathAndQuery}`, facts, call.signal, started),
+      );
+    } catch (error) {
+      if (signal?.aborted) throw new AbortedError();
+      if (call.timedOut()) throw new TimeoutError(this.options.timeoutMs, { ...facts });
+      throw error;
+    } finally {
+      call.dispose();
+    }
+  }
+
+  private rememberedLimit(facts: RequestFacts): RateLimitError | undefined {
+    const limit = this.rateLimited;
+    if (!limit || limit.retryAt === undefined) return undefined;
+    const now = this.now();
+    if (now >= limit.retryAt) {
+      this.rateLimited = undefined;
+      return undefined;
+    }
+    return limit.remembered(now, facts);
+  }
+
+  private async withRetries(url: string, facts: RequestFacts, callSignal: AbortSignal, started: number) {
+    for (;;) {
+      facts.attempts++;
+      const remaining = this.options.timeoutMs - (this.now() - started);
+      const outcome = await this.attempt(
+        url,
+        facts,
+        callSignal,
+        attemptBudgetMs(this.options.timeoutMs, remaining),
+      );
+      if (outcome.kind === 'response') return this.interpret(outcome, facts);
+
+      const wait = backoffMs(facts.attempts, this.random);
+      const left = this.options.timeoutMs - (this.now() - started);
+      if (facts.attempts >= MAX_ATTEMPTS || wait >= left) throw outcome.error;
+      this.options.log.debug('retrying', {
+        path: facts.path,
+        attempt: facts.attempts,
+        waitMs: wait,
+        after: outcome.error.message,
+      });
+      await sleep(wait, callSignal);
+    }
+  }
+
+  /** One attempt: request, same-origin redirects, body read, all within the attempt's budget. */
+  private async attempt(
+    url: string,
+    facts: RequestFacts,
+    callSignal: AbortSignal,
+    budgetMs: number,
+  ): Promise<AttemptOutcome> {
+    const attempt = deadline(callSignal, budgetMs);
+    const t0 = this.now();
+    try {
+      let target = url;
+      for (let hop = 0; ; hop++) {
+        const response = await this.options.fetch(target, {
+          method: 'GET',
+          headers: {
+            authorization: `Bearer ${this.options.apiKey}`,
+            accept: 'application/json',
+            'user-agent': this.options.userAgent,
+          },
+          redirect: 'manual',
+          signal: attempt.signal,
+        });
+        const location = response.headers.get('location');
+        if (response.status >= 300 && response.status < 400 && location) {
+          response.body?.cancel().catch(() => {});
+          const next = new URL(location, target);
+          // The key goes only to the configured origin; a redirect elsewhere is reported instead.
+          if (next.origin !== this.origin) {
+            throw new UnexpectedResponseError(
+              `HTTP ${response.status} redirect to ${next.origin}, another origin; not followed, so the API key is not sent there. If the service moved, set MODEL_FEED_BASE_URL to its new address`,
+              response.status,
+              { ...facts },
+            );
+          }
+          if (hop >= MAX_REDIRECTS) {
+            throw new UnexpectedResponseError(`more than ${MAX_REDIRECTS} redirects`, response.status, {
+              ...facts,
+            });
+          }
+          target = next.href;
+          continue;
+        }
+        const text = await readCapped(response, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        this.options.log.debug('response', {
+          path: facts.path,
+          status: response.status,
+          ms: this.now() - t0,
+          attempt: facts.attempts,
+        });
+        if (isRetryableStatus(response.status)) {
+          return {
+            kind: 'retryable',
+            error: ApiError.fromResponse(
+              response.status,
+              undefined,
+              { ...facts },
+              undefined,
+              undefined,
+              this.now(),
+            ),
+          };
+        }
+        return { kind: 'response', status: response.status, text, headers: response.headers };
+      }
+    } catch (error) {
+      if (error instanceof ModelFeedError) throw error;
+      if (error instanceof ResponseTooLarge) {
+        const mib = Math.round((this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) / 1024 / 1024);
+        throw new UnexpectedResponseError(`the body is larger than ${mib} MiB; refused`, 200, { ...facts });
+      }
+      if (callSignal.aborted) throw error;
+      if (attempt.timedOut()) {
+        return { kind: 'retryable', error: new TimeoutError(budgetMs, { ...facts }) };
+      }
+      const { code, detail } = errorCode(error);
+      return { kind: 'retryable', error: new NetworkError(code, detail, { ...facts }) };
+    } finally {
+      attempt.dispose();
+    }
+  }
+
+  private interpret(
+    outcome: Extract<AttemptOutcome, { kind: 'response' }>,
+    facts: RequestFacts,
+  ): JsonResponse {
+    const now = this.now();
+    const rateLimit = readRateLimit(outcome.headers, now);
+    if (rateLimit) this.lastRateLimit = rateLimit;
+    let body: unknown;
+    let parsed = true;
+    try {
+      body = outcome.text ? JSON.parse(outcome.text) : undefined;
+    } catch {
+      parsed = false;
+    }
+    const ok = outcome.status >= 200 && outcome.status < 300;
+    if (ok) {
+      if (!parsed || body === undefined) {
+        const type = outcome.headers.get('content-type') ?? 'no content-type';
+        throw new UnexpectedResponseError(`not JSON (${type}): ${snippet(outcome.text)}`, outcome.status, {
+          ...facts,
+        });
+      }
+      return { status: outcome.status, body };
+    }
+    const serviceMessage =
+      parsed && body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string'
+        ? (body as { error: string }).error
+        : undefined;
+    const retryAfterS = parseRetryAfter(outcome.headers.get('retry-after'), now);
+    const error = ApiError.fromResponse(
+      outcome.status,
+      serviceMessage,
+      { ...facts },
+      this.lastRateLimit,
+      retryAfterS,
+      now,
+    );
+    if (error instanceof RateLimitError) this.rateLimited = error;
+    throw error;
+  }
+}

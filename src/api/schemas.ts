@@ -1,0 +1,104 @@
+/**
+ * zod schemas for what the REST API returns, lenient on purpose: unknown fields pass through
+ * untouched (loose objects), enum-like fields (eventType, type, verificationStatus) are kept as
+ * plain strings so a value added by the service later does not break the runner, and a missing
+ * optional field becomes null. Only a body that is not the documented shape at all fails.
+ * The tools' output schemas are picks of these (tools/output-schemas.ts): whatever the parser
+ * produces then always satisfies them.
+ */
+
+import { z } from 'zod';
+
+export const EVENT_TYPES = [
+  'new_model',
+  'price_change',
+  'api_change',
+  'open_source_surge',
+  'deprecation',
+] as const;
+export const VERIFICATION_STATUSES = ['official', 'pending', 'rejected'] as const;
+export const MODEL_TYPES = ['commercial', 'open_source'] as const;
+
+const optionalString = z.string().nullable().default(null);
+const optionalNumber = z.number().nullable().default(null);
+const optionalInteger = z.number().int().nullable().default(null);
+
+export const ChangeEventSchema = z.looseObject({
+  id: z.string(),
+  eventType: z.string(),
+  title: z.string(),
+  summary: optionalString,
+  beforeValue: optionalString,
+  afterValue: optionalString,
+  sourceUrl: optionalString,
+  sourceName: optionalString,
+  verificationStatus: optionalString,
+  official: z.boolean().nullable().default(null),
+  detectedAt: z.string(),
+  publishedAt: optionalString,
+  model: z.looseObject({
+    slug: z.string(),
+    name: optionalString,
+    company: optionalString,
+    accentColor: optionalString,
+  }),
+});
+
+export const ChangesPageSchema = z.looseObject({
+  items: z.array(ChangeEventSchema),
+  nextCursor: optionalInteger,
+  latest: optionalInteger,
+});
+
+export const ModelSchema = z.looseObject({
+  id: z.string(),
+  name: optionalString,
+  displayName: optionalString,
+  vendor: optionalString,
+  type: optionalString,
+  pricing: z
+    .looseObject({ inputPerMillion: optionalNumber, outputPerMillion: optionalNumber })
+    .nullable()
+    .default(null),
+  contextLength: optionalInteger,
+  listedAt: optionalInteger,
+  huggingfaceId: optionalString,
+  attention: z
+    .looseObject({
+      rank: optionalInteger,
+      score: optionalNumber,
+      newsCount: optionalInteger,
+      opinions: optionalInteger,
+    })
+    .nullable()
+    .default(null),
+  url: optionalString,
+});
+
+export const ModelsPageSchema = z.looseObject({
+  items: z.array(ModelSchema),
+  total: z.number().int(),
+});
+
+export const PricePointSchema = z.looseObject({
+  inputPrice: optionalNumber,
+  outputPrice: optionalNumber,
+  observedAt: z.number().int(),
+});
+
+export const PriceHistorySchema = z.looseObject({
+  id: z.string(),
+  currency: optionalString,
+  unit: optionalString,
+  since: optionalInteger,
+  points: z.array(PricePointSchema),
+});
+
+export const ErrorBodySchema = z.looseObject({ error: z.string() });
+
+export type ChangeEvent = z.infer<typeof ChangeEventSchema>;
+export type ChangesPage = z.infer<typeof ChangesPageSchema>;
+export type Model = z.infer<typeof ModelSchema>;
+export type ModelsPage = z.infer<typeof ModelsPageSchema>;
+export type PricePoint = z.infer<typeof PricePointSchema>;
+export type PriceHistory = z.infer<typeof PriceHistorySchema>;

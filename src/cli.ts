@@ -1,0 +1,113 @@
+/**
+ * The command line: `model-feed-mcp` (the stdio server), `doctor`, `call`, `sandbox`. Flags become
+ * one Config here; user mistakes print one line and exit 2, never a stack.
+ */
+
+import { Command, CommanderError, Option } from 'commander';
+import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
+import { describeError } from './describe-error.js';
+import { ConfigError } from './errors.js';
+import { createLogger } from './log.js';
+import { createRuntime } from './runtime.js';
+import { createServer } from './server.js';
+import { runStdio } from './stdio.js';
+import { VERSION } from './version.js';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Exit codes, documented in --help and the README. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+const HELP_AFTER = `
+Environment:
+  ${ENV.apiKey}      API key (required; from the service's account screen)
+  ${ENV.baseUrl}     service base URL, e.g. https://<service host> (required)
+  ${ENV.timeout}   request timeout in ms, retries included (default ${DEFAULTS.timeoutMs})
+  ${ENV.cacheTtl}  cache lifetime of catalog reads in s, 0 = off (default ${DEFAULTS.cacheTtlS})
+  ${ENV.logLevel}    ${LOG_LEVELS.join('|')} (default ${DEFAULTS.logLevel}); logs go to stderr
+  ${ENV.logFormat}   ${LOG_FORMATS.join('|')} (default ${DEFAULTS.logFormat})
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings, either case (default: none)
+  NODE_EXTRA_CA_CERTS    extra CA certificates (PEM), added to the default roots
+  Flags win over environment variables.
+
+Exit codes:
+  0  success
+  1  a check or tool call failed (doctor, call)
+  2  invalid flags or settings`;
+
+function addConfigOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', `service base URL (env ${ENV.baseUrl})`)
+    .option('--timeout <ms>', `request timeout in ms (env ${ENV.timeout}, default ${DEFAULTS.timeoutMs})`)
+    .option(
+      '--cache-ttl <s>',
+      `catalog cache lifetime in s, 0 = off (env ${ENV.cacheTtl}, default ${DEFAULTS.cacheTtlS})`,
+    )
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        `stderr log level (env ${ENV.logLevel}, default ${DEFAULTS.logLevel})`,
+      ).choices(LOG_LEVELS),
+    )
+    .addOption(
+      new Option('--log-format <format>', `stderr log format (env ${ENV.logFormat}, default text)`).choices(
+        LOG_FORMATS,
+      ),
+    )
+    .option(
+      '--proxy <url>',
+      'proxy for the service, overrides HTTPS_PROXY/HTTP_PROXY (NO_PROXY still applies)',
+    )
+    .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
+}
+
+async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Promise<void> {
+  const config = resolveConfig(flags, io.env, argv);
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: [config.apiKey] });
+  if (config.setupError) {
+    // The server still starts and lists its tools; every call will say the same.
+    log.warn(describeError(config.setupError));
+  }
+  const runtime = await createRuntime(config, log);
+  const server = createServer({ api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData });
+  await runStdio(server, { log, onShutdown: () => runtime.close() });
+}
+
+export function buildProgram(io: CliIo, argv: readonly string[]): Command {
+  const program = addConfigOptions(new Command('model-feed-mcp'))
+    .description(
+      'MCP server (stdio) for the Model Change Feed Service: list_model_changes, get_model, search_models.\n' +
+        'Started by an MCP client, e.g. `npx -y model-feed-mcp`.',
+    )
+    .version(VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addHelpText('after', HELP_AFTER)
+    .showHelpAfterError('(run model-feed-mcp --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .action((flags: ConfigFlags) => serve(flags, io, argv));
+  return program;
+}
+
+/** Runs the CLI; resolves with an exit code, or with undefined while the server keeps running. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  try {
+    await buildProgram(io, argv).parseAsync([...argv], { from: 'user' });
+    return undefined;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version end with code 0; everything else is a usage error already printed.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`model-feed-mcp: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    io.stderr(`model-feed-mcp: ${describeError(error)}\n`);
+    return EXIT.failed;
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * The one typed configuration, built once at the edge from flags > env > defaults. Nothing else
+ * in the package reads `process.env`. A problem with the key or the base URL does not stop the
+ * server (it must still list its tools): it is kept in `setupError` and every tool call reports it.
+ * Any other invalid value throws a ConfigError, which the CLI prints as one line.
+ */
+
+import { ConfigError } from './errors.js';
+import { isLoopbackHost } from './net/loopback.js';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export const ENV = {
+  apiKey: 'MODEL_FEED_API_KEY',
+  baseUrl: 'MODEL_FEED_BASE_URL',
+  timeout: 'MODEL_FEED_TIMEOUT_MS',
+  cacheTtl: 'MODEL_FEED_CACHE_TTL_S',
+  logLevel: 'MODEL_FEED_LOG_LEVEL',
+  logFormat: 'MODEL_FEED_LOG_FORMAT',
+} as const;
+
+export const DEFAULTS = {
+  timeoutMs: 15_000,
+  cacheTtlS: 60,
+  logLevel: 'warn' as LogLevel,
+  logFormat: 'text' as LogFormat,
+};
+
+/** Proxy settings as found; which one applies to a URL is decided by `chooseProxy`. */
+export interface ProxySettings {
+  /** `--proxy`: used for both schemes, wins over the env vars. */
+  flag: string | undefined;
+  /** `HTTPS_PROXY` / `https_proxy`. */
+  https: string | undefined;
+  /** `HTTP_PROXY` / `http_proxy`. */
+  http: string | undefined;
+  /** `NO_PROXY` / `no_proxy`: hosts, `.suffix` or `*.suffix` entries, optional `:port`, or `*`. */
+  noProxy: string | undefined;
+}
+
+export interface Config {
+  /** `MODEL_FEED_API_KEY`. No flag: a key in argv leaks into process lists and client configs. */
+  readonly apiKey: string | undefined;
+  /** `MODEL_FEED_BASE_URL` / `--base-url`, without a trailing slash. No default: must be set. */
+  readonly baseUrl: string | undefined;
+  /** Why tool calls cannot reach the service (no key, bad base URL); undefined when ready. */
+  readonly setupError: ConfigError | undefined;
+  /** `MODEL_FEED_TIMEOUT_MS` / `--timeout`: bounds a whole call, retries included. @default 15000 */
+  readonly timeoutMs: number;
+  /** `MODEL_FEED_CACHE_TTL_S` / `--cache-ttl`: lifetime of cached catalog reads; 0 = off. @default 60 */
+  readonly cacheTtlS: number;
+  /** `MODEL_FEED_LOG_LEVEL` / `--log-level`: stderr verbosity. @default warn */
+  readonly logLevel: LogLevel;
+  /** `MODEL_FEED_LOG_FORMAT` / `--log-format`: plain lines or JSON lines on stderr. @default text */
+  readonly logFormat: LogFormat;
+  readonly proxy: Readonly<ProxySettings>;
+  /** `NODE_EXTRA_CA_CERTS`, which Node itself reads at start and adds to its default roots. */
+  readonly extraCaCerts: string | undefined;
+  /** `--sandbox`: answer from an in-process sandbox with sample data instead of the network. */
+  readonly sandbox: boolean;
+  /** True when argv seems to carry the key (doctor warns: it leaks into process lists). */
+  readonly keyInArgv: boolean;
+}
+
+/** Raw flag values, as the CLI parser hands them over (strings, unvalidated). */
+export interface ConfigFlags {
+  baseUrl?: string | undefined;
+  timeout?: string | undefined;
+  cacheTtl?: string | undefined;
+  logLevel?: string | undefined;
+  logFormat?: string | undefined;
+  proxy?: string | undefined;
+  sandbox?: boolean | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** An env var's value, trimmed; empty counts as unset. */
+function envValue(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+/** Either spelling of a conventional variable such as HTTPS_PROXY / https_proxy (upper case wins). */
+function envEitherCase(env: Env, name: string): string | undefined {
+  return envValue(env, name) ?? envValue(env, name.toLowerCase());
+}
+
+interface Source {
+  value: string;
+  /** How the message names where the value came from. */
+  origin: string;
+}
+
+function pick(flag: string | undefined, flagName: string, env: Env, envName: string): Source | undefined {
+  const fromFlag = flag?.trim();
+  if (fromFlag) return { value: fromFlag, origin: flagName };
+  const fromEnv = envValue(env, envName);
+  return fromEnv === undefined ? undefined : { value: fromEnv, origin: envName };
+}
+
+function integerSetting(
+  source: Source | undefined,
+  fallback: number,
+  { min, max, unit }: { min: number; max: number; unit: string },
+  setting: string,
+  flag: string,
+): number {
+  if (!source) return fallback;
+  const n = /^\d+$/.test(source.value) ? Number(source.value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(
+      `${source.origin} must be a whole number of ${unit} from ${min} to ${max}; got "${source.value}".`,
+      setting,
+      flag,
+    );
+  }
+  return n;
+}
+
+function choiceSetting<T extends string>(
+  source: Source | undefined,
+  fallback: T,
+  choices: readonly T[],
+  setting: string,
+  flag: string,
+): T {
+  if (!source) return fallback;
+  const value = source.value.toLowerCase() as T;
+  if (!choices.includes(value)) {
+    throw new ConfigError(
+      `${source.origin} must be one of ${choices.join(', ')}; got "${source.value}".`,
+      setting,
+      flag,
+    );
+  }
+  return value;
+}
+
+function proxySetting(source: Source | undefined, setting: string, flag: string): string | undefined {
+  if (!source) return undefined;
+  // A bare host:port is common in proxy variables; curl and undici read it as http://host:port.
+  const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(source.value) ? source.value : `http://${source.value}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `${source.origin} is not a proxy URL: "${redactUserinfo(source.value)}". Use http://host:port or http://user:password@host:port.`,
+      setting,
+      flag,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(
+      `${source.origin} must be an http:// or https:// proxy; got ${url.protocol}// (SOCKS is not supported).`,
+      setting,
+      flag,
+    );
+  }
+  return raw;
+}
+
+/** `user:password@` removed from a URL-like string, for messages and logs. */
+export function redactUserinfo(value: string): string {
+  return value.replace(/\/\/[^/@\s]*@/, '//***@');
+}
+
+const KEY_EXAMPLE = `${ENV.apiKey}=<your key>`;
+const BASE_URL_EXAMPLE = `${ENV.baseUrl}=https://<service host>`;
+
+function checkApiKey(env: Env): { apiKey?: string; error?: ConfigError } {
+  let key = envValue(env, ENV.apiKey);
+  if (key === undefined) {
+    return {
+      error: new ConfigError(
+        `No API key: set ${ENV.apiKey} in the MCP client's "env" for this server (e.g. ${KEY_EXAMPLE}). Create a key on the service's account screen; it is shown only once.`,
+        ENV.apiKey,
+      ),
+    };
+  }
+  // People paste the whole header value; the scheme is added by the client.
+  key = key.replace(/^bearer\s+/i, '');
+  if (/[\s\p{Cc}]/u.test(key)) {
+    return {
+      error: new ConfigError(
+        `${ENV.apiKey} contains spaces or control characters; paste the key exactly as the account screen showed it.`,
+        ENV.apiKey,
+      ),
+    };
+  }
+  return { apiKey: key };
+}
+
+function checkBaseUrl(source: Source | undefined): { baseUrl?: string; error?: ConfigError } {
+  if (!source) {
+    return {
+      error: new ConfigError(
+        `No service address: set ${ENV.baseUrl} (or --base-url) to the service's base URL, e.g. ${BASE_URL_EXAMPLE}.`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  let url: URL;
+  try {
+    url = new URL(source.value);
+  } catch {
+    return {
+      error: new ConfigError(
+        `${source.origin} is not a URL: "${source.value}". Use the service's base URL, e.g. ${BASE_URL_EXAMPLE}.`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return {
+      error: new ConfigError(
+        `${source.origin} must start with https://; got ${url.protocol}//.`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return {
+      error: new ConfigError(
+        `${source.origin} uses plain http:// for ${url.hostname}, which would send the API key in clear text. Use https://${url.host}${url.pathname === '/' ? '' : url.pathname} (plain http is allowed only for localhost).`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    return {
+      error: new ConfigError(
+        `${source.origin} must be a plain base URL, without user info, query or fragment; e.g. ${BASE_URL_EXAMPLE}.`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  return { baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+}
+
+/** Looks for the key in argv: doctor warns, because argv shows in process lists and configs. */
+function argvHasKey(argv: readonly string[], apiKey: string | undefined): boolean {
+  return argv.some(
+    (arg) => /MODEL_FEED_API_KEY|--api-key/i.test(arg) || (apiKey !== undefined && arg.includes(apiKey)),
+  );
+}
+
+export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly string[] = []): Config {
+  const timeoutMs = integerSetting(
+    pick(flags.timeout, '--timeout', env, ENV.timeout),
+    DEFAULTS.timeoutMs,
+    { min: 1, max: 600_000, unit: 'milliseconds' },
+    ENV.timeout,
+    '--timeout',
+  );
+  const cacheTtlS = integerSetting(
+    pick(flags.cacheTtl, '--cache-ttl', env, ENV.cacheTtl),
+    DEFAULTS.cacheTtlS,
+    { min: 0, max: 86_400, unit: 'seconds' },
+    ENV.cacheTtl,
+    '--cache-ttl',
+  );
+  const logLevel = choiceSetting(
+    pick(flags.logLevel, '--log-level', env, ENV.logLevel),
+    DEFAULTS.logLevel,
+    LOG_LEVELS,
+    ENV.logLevel,
+    '--log-level',
+  );
+  const logFormat = choiceSetting(
+    pick(flags.logFormat, '--log-format', env, ENV.logFormat),
+    DEFAULTS.logFormat,
+    LOG_FORMATS,
+    ENV.logFormat,
+    '--log-format',
+  );
+  const envSource = (name: string): Source | undefined => {
+    const value = envEitherCase(env, name);
+    return value === undefined ? undefined : { value, origin: name };
+  };
+  const flagProxy = flags.proxy?.trim();
+  const proxy: ProxySettings = {
+    flag: proxySetting(
+      flagProxy ? { value: flagProxy, origin: '--proxy' } : undefined,
+      'HTTPS_PROXY',
+      '--proxy',
+    ),
+    https: proxySetting(envSource('HTTPS_PROXY'), 'HTTPS_PROXY', '--proxy'),
+    http: proxySetting(envSource('HTTP_PROXY'), 'HTTP_PROXY', '--proxy'),
+    noProxy: envEitherCase(env, 'NO_PROXY'),
+  };
+
+  const sandbox = flags.sandbox === true;
+  const key = checkApiKey(env);
+  const base = checkBaseUrl(pick(flags.baseUrl, '--base-url', env, ENV.baseUrl));
+  return Object.freeze({
+    apiKey: key.apiKey,
+    baseUrl: base.baseUrl,
+    // The base URL is the first thing to fix: without it the key has nowhere to go.
+    setupError: sandbox ? undefined : (base.error ?? key.error),
+    timeoutMs,
+    cacheTtlS,
+    logLevel,
+    logFormat,
+    proxy: Object.freeze(proxy),
+    extraCaCerts: envValue(env, 'NODE_EXTRA_CA_CERTS'),
+    sandbox,
+    keyInArgv: argvHasKey(argv, key.apiKey),
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * The one function that turns any error into the text a person (or a model) reads: what failed,
+ * and what to do next. Never a stack trace, never the key.
+ */
+
+import {
+  AbortedError,
+  ApiError,
+  AuthError,
+  ConfigError,
+  InvalidArgumentsError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  type RequestFacts,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from './errors.js';
+
+const CA_HINT =
+  "If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) in the server's env; it is added to the default roots.";
+
+/** Node and undici error codes, in words. */
+const NETWORK_CODES: Record<string, string> = {
+  ENOTFOUND: 'DNS lookup failed: the host name does not resolve',
+  EAI_AGAIN: 'DNS lookup failed temporarily',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'connection closed by the other side',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
+  UND_ERR_BODY_TIMEOUT: 'response body stalled',
+  UND_ERR_ABORTED: 'request aborted (a proxy may have refused the tunnel)',
+  UND_ERR_PRX_TLS: 'TLS to the proxy failed',
+};
+
+const CERT_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function attempts(facts: RequestFacts): string {
+  return `${facts.attempts} attempt${facts.attempts === 1 ? '' : 's'}`;
+}
+
+function via(facts: RequestFacts): string {
+  return facts.proxy ? ` via proxy ${facts.proxy}` : '';
+}
+
+function networkText(error: NetworkError): string {
+  const { request, code } = error;
+  const where = `${request.host}${via(request)}`;
+  if (CERT_CODES.has(code)) {
+    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${CA_HINT}`;
+  }
+  if (/407|proxy auth/i.test(error.detail)) {
+    return `The proxy ${request.proxy ?? ''} asked for authentication (407) when connecting to ${request.host}. Put credentials in the proxy URL: http://user:password@proxy:port.`;
+  }
+  const words = NETWORK_CODES[code] ?? error.detail;
+  const hint =
+    code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+      ? request.proxy
+        ? ' Check the proxy host name.'
+        : ' Check MODEL_FEED_BASE_URL, or set HTTPS_PROXY if this network only reaches the internet through a proxy.'
+      : ' Check the network, the proxy settings (run `model-feed-mcp doctor`), and that the service is up.';
+  return `Could not reach ${where}: ${words} (${code}), after ${attempts(request)}.${hint}`;
+}
+
+/** An instant as ISO 8601 to the second (rounded up: never earlier than the service said). */
+function isoSeconds(epochMs: number): string {
+  return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function rateLimitText(error: RateLimitError): string {
+  const tier = error.rateLimit?.tier ?? 'current';
+  const limit = error.rateLimit?.limit;
+  const perDay = limit === null || limit === undefined ? '' : ` (${limit} calls per day)`;
+  const when =
+    error.retryAfterS === undefined || error.retryAt === undefined
+      ? 'Retry later.'
+      : `Retry in ${error.retryAfterS} s, at ${isoSeconds(error.retryAt)}.`;
+  const memory = error.fromMemory
+    ? ' (No request was sent: the service reported the limit on an earlier call.)'
+    : '';
+  return `Daily limit reached for the ${tier} tier${perDay}. ${when}${memory} Higher limits are raised on request.`;
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
+  if (error instanceof AbortedError) return 'Cancelled by the client.';
+  if (error instanceof AuthError) {
+    const said = error.serviceMessage ? ` The service said: "${error.serviceMessage}".` : '';
+    return `The service rejected the API key (HTTP ${error.status}): it is missing, wrong or revoked.${said} Create a new key on the service's account screen (it is shown once) and set MODEL_FEED_API_KEY to it.`;
+  }
+  if (error instanceof RateLimitError) return rateLimitText(error);
+  if (error instanceof NotFoundError) {
+    const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
+    return `Not in the catalog (HTTP 404 for ${error.request.path})${said}.`;
+  }
+  if (error instanceof ServerError) {
+    const said = error.serviceMessage ? ` It said: "${error.serviceMessage}".` : '';
+    return `The service failed: HTTP ${error.status} from ${error.request.host}${via(error.request)} for ${error.request.path}, after ${attempts(error.request)}.${said} Try again later.`;
+  }
+  if (error instanceof ApiError) {
+    const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
+    return `The service refused the request (HTTP ${error.status} for ${error.request.path})${said}.`;
+  }
+  if (error instanceof TimeoutError) {
+    return `No answer from ${error.request.host}${via(error.request)} within ${error.timeoutMs} ms (${attempts(error.request)}). Check the network or the proxy, or raise MODEL_FEED_TIMEOUT_MS (--timeout).`;
+  }
+  if (error instanceof NetworkError) return networkText(error);
+  if (error instanceof UnexpectedResponseError) {
+    return `Unexpected response from the service at ${error.request.host}${via(error.request)}: ${error.detail} (HTTP ${error.status}, ${error.request.path}). Check that MODEL_FEED_BASE_URL points at the Model Change Feed Service.`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `Internal error in model-feed-mcp: ${message}. Please report it.`;
+}

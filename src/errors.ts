@@ -1,0 +1,154 @@
+/**
+ * The one error hierarchy. Every failure the runner expects is one of these classes; each carries
+ * the facts a person needs (status, host, attempts, proxy) and never the API key. The text users
+ * read is composed from those facts in one place: `describeError` in `describe-error.ts`.
+ */
+
+import type { RateLimitInfo } from './api/rate-limit.js';
+
+export class ModelFeedError extends Error {
+  override name = 'ModelFeedError';
+}
+
+/** A setting is missing or invalid. `setting` is the env var, `flag` the CLI flag, if any. */
+export class ConfigError extends ModelFeedError {
+  override name = 'ConfigError';
+  constructor(
+    message: string,
+    readonly setting: string,
+    readonly flag?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Tool arguments that do not fit the tool's input schema. */
+export class InvalidArgumentsError extends ModelFeedError {
+  override name = 'InvalidArgumentsError';
+}
+
+/** What every upstream failure says about the request that failed. */
+export interface RequestFacts {
+  method: string;
+  /** Path and query of the request, e.g. `/api/v1/changes?since=0`. Never holds the key. */
+  path: string;
+  host: string;
+  /** How many attempts were made, retries included. */
+  attempts: number;
+  /** The proxy the request went through, credentials removed; undefined when direct. */
+  proxy: string | undefined;
+}
+
+/** The service answered with an HTTP error status. */
+export class ApiError extends ModelFeedError {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    /** The `error` text of the service's Error body, when it sent one. */
+    readonly serviceMessage: string | undefined,
+    readonly request: RequestFacts,
+    readonly rateLimit: RateLimitInfo | undefined,
+  ) {
+    super(`HTTP ${status} from ${request.host} for ${request.method} ${request.path}`);
+  }
+
+  /** The single place where an HTTP status becomes an error class. */
+  static fromResponse(
+    status: number,
+    serviceMessage: string | undefined,
+    request: RequestFacts,
+    rateLimit: RateLimitInfo | undefined,
+    retryAfterS: number | undefined,
+    now: number,
+  ): ApiError {
+    if (status === 401 || status === 403) return new AuthError(status, serviceMessage, request, rateLimit);
+    if (status === 404) return new NotFoundError(status, serviceMessage, request, rateLimit);
+    if (status === 429) {
+      return new RateLimitError(serviceMessage, request, rateLimit, retryAfterS, now, false);
+    }
+    if (status >= 500) return new ServerError(status, serviceMessage, request, rateLimit);
+    return new ApiError(status, serviceMessage, request, rateLimit);
+  }
+}
+
+export class AuthError extends ApiError {
+  override name = 'AuthError';
+}
+
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+
+export class ServerError extends ApiError {
+  override name = 'ServerError';
+}
+
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+  /** When calls may resume (epoch ms); undefined when the service sent no usable `retry-after`. */
+  readonly retryAt: number | undefined;
+  constructor(
+    serviceMessage: string | undefined,
+    request: RequestFacts,
+    rateLimit: RateLimitInfo | undefined,
+    readonly retryAfterS: number | undefined,
+    now: number,
+    /** True when answered from memory of an earlier 429, without a request. */
+    readonly fromMemory: boolean,
+  ) {
+    super(429, serviceMessage, request, rateLimit);
+    this.retryAt = retryAfterS === undefined ? undefined : now + retryAfterS * 1000;
+  }
+
+  /** The same limit, reported again for a later call that was not sent. */
+  remembered(now: number, request: RequestFacts): RateLimitError {
+    const left = this.retryAt === undefined ? undefined : Math.max(1, Math.ceil((this.retryAt - now) / 1000));
+    return new RateLimitError(this.serviceMessage, request, this.rateLimit, left, now, true);
+  }
+}
+
+/** No HTTP answer: DNS, refused, reset, TLS, proxy failures. `code` is Node's or undici's code. */
+export class NetworkError extends ModelFeedError {
+  override name = 'NetworkError';
+  constructor(
+    readonly code: string,
+    readonly detail: string,
+    readonly request: RequestFacts,
+  ) {
+    super(`${code} for ${request.method} ${request.host}${request.path}: ${detail}`);
+  }
+}
+
+/** The whole call, retries included, did not finish within the configured timeout. */
+export class TimeoutError extends ModelFeedError {
+  override name = 'TimeoutError';
+  constructor(
+    readonly timeoutMs: number,
+    readonly request: RequestFacts,
+  ) {
+    super(`no answer within ${timeoutMs} ms for ${request.method} ${request.host}${request.path}`);
+  }
+}
+
+/** The MCP client cancelled the call; no result is sent for it. */
+export class AbortedError extends ModelFeedError {
+  override name = 'AbortedError';
+  constructor() {
+    super('cancelled by the client');
+  }
+}
+
+/**
+ * The request succeeded but the answer is unusable: not JSON, not the documented shape, too large,
+ * or a redirect the runner will not follow. Kept apart from ApiError: HTTP worked, the data did not.
+ */
+export class UnexpectedResponseError extends ModelFeedError {
+  override name = 'UnexpectedResponseError';
+  constructor(
+    readonly detail: string,
+    readonly status: number,
+    readonly request: RequestFacts,
+  ) {
+    super(`unexpected response from the service: ${detail}`);
+  }
+}

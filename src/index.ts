@@ -1,0 +1,23 @@
+/**
+ * The programmatic API: the MCP server factory, the REST client and what they need. The CLI is
+ * `main`; everything here is also what the CLI itself uses.
+ */
+
+export {
+  type ApiClientOptions,
+  type ChangesQuery,
+  createApiClient,
+  type FeedApi,
+  type ModelsQuery,
+} from './api/client.js';
+export type { FetchLike } from './api/http.js';
+export type { RateLimitInfo } from './api/rate-limit.js';
+export type { ChangeEvent, ChangesPage, Model, ModelsPage, PriceHistory, PricePoint } from './api/schemas.js';
+export { type CliIo, main } from './cli.js';
+export { type Config, type ConfigFlags, resolveConfig } from './config.js';
+export { describeError } from './describe-error.js';
+export * from './errors.js';
+export { createLogger, type Logger, type LoggerOptions } from './log.js';
+export { callTool, createServer, listTools, type ServerDeps } from './server.js';
+export { runStdio, StdioTransport } from './stdio.js';
+export { VERSION } from './version.js';

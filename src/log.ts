@@ -1,0 +1,84 @@
+/**
+ * The stderr logger. stdout belongs to JSON-RPC, so this is the only way the server speaks to a
+ * person. Every line passes through `redact` first: the key never appears, at any level.
+ */
+
+import type { LogFormat, LogLevel } from './config.js';
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** Whether a level would be written; lets callers skip building costly fields. */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
+}
+
+const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+
+export interface LoggerOptions {
+  level: LogLevel;
+  format: LogFormat;
+  /** Values to hide wherever they appear (the API key). Short values are ignored: they would mask noise. */
+  secrets?: readonly (string | undefined)[];
+  /** Where finished lines go. @default process.stderr */
+  write?: (line: string) => void;
+  now?: () => Date;
+}
+
+const REDACTED = '[redacted]';
+
+/** Hides the secrets, any bearer token and any password in a URL. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join(REDACTED);
+  return out
+    .replace(/(bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`)
+    .replace(/(\/\/[^/@\s:]+:)[^/@\s]+@/g, `$1${REDACTED}@`);
+}
+
+function formatValue(value: unknown): string {
+  if (typeof value === 'string') return /[\s"=]/.test(value) ? JSON.stringify(value) : value;
+  if (value instanceof Error) return JSON.stringify(value.message);
+  return JSON.stringify(value) ?? String(value);
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const threshold = SEVERITY[options.level];
+  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 6);
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const now = options.now ?? (() => new Date());
+
+  const log = (level: Exclude<LogLevel, 'silent'>, message: string, fields?: LogFields): void => {
+    if (SEVERITY[level] < threshold) return;
+    let line: string;
+    if (options.format === 'json') {
+      const record: LogFields = { time: now().toISOString(), level, msg: message, ...fields };
+      line = JSON.stringify(record, (_key, value: unknown) =>
+        value instanceof Error ? { name: value.name, message: value.message } : value,
+      );
+    } else {
+      const extra = fields
+        ? Object.entries(fields)
+            .filter(([, value]) => value !== undefined)
+            .map(([key, value]) => ` ${key}=${formatValue(value)}`)
+            .join('')
+        : '';
+      line = `model-feed-mcp ${level}: ${message}${extra}`;
+    }
+    write(`${redact(line, secrets)}\n`);
+  };
+
+  return {
+    debug: (message, fields) => log('debug', message, fields),
+    info: (message, fields) => log('info', message, fields),
+    warn: (message, fields) => log('warn', message, fields),
+    error: (message, fields) => log('error', message, fields),
+    enabled: (level) => SEVERITY[level] >= threshold,
+  };
+}
+
+/** A logger that drops everything: for library use and tests that do not look at logs. */
+export const silentLogger: Logger = createLogger({ level: 'silent', format: 'text', write: () => {} });

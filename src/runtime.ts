@@ -1,0 +1,68 @@
+/** Turns a Config into a working API client: the wiring shared by serve, call and doctor. */
+
+import { createApiClient, type FeedApi, unavailableApi } from './api/client.js';
+import { type Config, ENV, redactUserinfo } from './config.js';
+import { ConfigError } from './errors.js';
+import type { Logger } from './log.js';
+import { createNetworkFetch } from './net/fetch.js';
+import { chooseProxy, type ProxyChoice } from './net/proxy.js';
+import { USER_AGENT } from './version.js';
+
+export interface Runtime {
+  api: FeedApi;
+  /** undefined when there is nowhere to connect (setup problem). */
+  proxyChoice: ProxyChoice | undefined;
+  /** True when answering from the in-process sandbox. */
+  sampleData: boolean;
+  close(): Promise<void>;
+}
+
+/** Where the service is and the key to use: the configured one, or an in-process sandbox. */
+async function resolveTarget(
+  config: Config,
+  log: Logger,
+): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> } | undefined> {
+  if (config.sandbox) {
+    const { startSandbox } = await import('./sandbox/server.js');
+    const sandbox = await startSandbox({ log: (level, message) => log[level](`sandbox: ${message}`) });
+    return { baseUrl: sandbox.url, apiKey: sandbox.key, close: () => sandbox.close() };
+  }
+  if (config.baseUrl === undefined || config.apiKey === undefined) return undefined;
+  return { baseUrl: config.baseUrl, apiKey: config.apiKey, close: async () => {} };
+}
+
+export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
+  const target = config.setupError ? undefined : await resolveTarget(config, log);
+  if (!target) {
+    return {
+      api: unavailableApi(
+        config.setupError ?? new ConfigError('The service is not configured.', ENV.baseUrl),
+      ),
+      proxyChoice: undefined,
+      sampleData: false,
+      close: async () => {},
+    };
+  }
+  const { baseUrl, apiKey } = target;
+  const proxyChoice = chooseProxy(new URL(baseUrl), config.proxy);
+  log.debug('route to the service', { baseUrl, route: proxyChoice.reason });
+  const network = createNetworkFetch(proxyChoice.proxy);
+  const api = createApiClient({
+    baseUrl,
+    apiKey,
+    fetch: network.fetch,
+    userAgent: USER_AGENT,
+    timeoutMs: config.timeoutMs,
+    cacheTtlMs: config.cacheTtlS * 1000,
+    proxyLabel: proxyChoice.proxy ? redactUserinfo(proxyChoice.proxy) : undefined,
+    log,
+  });
+  return {
+    api,
+    proxyChoice,
+    sampleData: config.sandbox,
+    close: async () => {
+      await Promise.allSettled([network.close(), target.close()]);
+    },
+  };
+}

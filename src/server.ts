@@ -1,0 +1,167 @@
+/**
+ * The MCP server, with no transport: the stdio runner, the sandbox's `/api/mcp` and the tests all
+ * connect it to their own. Built on the SDK's low-level `Server` with tool JSON Schemas computed
+ * once, so `tools/list` costs nothing per call and start-up loads no schema converter.
+ */
+
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { FeedApi } from './api/client.js';
+import { isRunningLow } from './api/rate-limit.js';
+import { describeError } from './describe-error.js';
+import { AbortedError, ModelFeedError } from './errors.js';
+import type { Logger } from './log.js';
+import { parseArguments } from './tools/arguments.js';
+import { TOOLS } from './tools/index.js';
+import { type JsonSchema, toJsonSchema } from './tools/json-schema.js';
+import type { ToolDefinition } from './tools/tool.js';
+
+export const SERVER_NAME = 'model-feed-mcp';
+export const RATE_LIMIT_META_KEY = 'modelFeed/rateLimit';
+export const SAMPLE_DATA_META_KEY = 'modelFeed/sampleData';
+export const SAMPLE_DATA_NOTE = 'Sample data from the built-in sandbox, not the live service.';
+
+export const INSTRUCTIONS =
+  'Model Change Feed: changes to AI models (new models, prices, APIs, deprecations) and the model catalog. ' +
+  'To follow the feed, call list_model_changes with since=0 once, then with since=<latest> from each ' +
+  'answer; this skips nothing. Use get_model for one model by catalog or Hugging Face id, and ' +
+  'search_models to filter the catalog by vendor, price and context.';
+
+export interface ServerDeps {
+  api: FeedApi;
+  log: Logger;
+  version: string;
+  /** Every result says it is sample data (the `--sandbox` mode). */
+  sampleData?: boolean;
+}
+
+interface CompiledTool {
+  definition: ToolDefinition;
+  inputSchema: JsonSchema;
+  listing: Tool;
+}
+
+let compiled: Map<string, CompiledTool> | undefined;
+
+/** Tool listings and their JSON Schemas, built on first use and kept for the process. */
+function compiledTools(): Map<string, CompiledTool> {
+  if (!compiled) {
+    compiled = new Map(
+      TOOLS.map((definition) => {
+        const inputSchema = toJsonSchema(definition.input, 'input');
+        const listing: Tool = {
+          name: definition.name,
+          title: definition.title,
+          description: definition.description,
+          inputSchema: inputSchema as Tool['inputSchema'],
+          outputSchema: toJsonSchema(definition.output, 'output') as Tool['outputSchema'],
+          annotations: {
+            title: definition.title,
+            readOnlyHint: true,
+            idempotentHint: true,
+            openWorldHint: true,
+          },
+        };
+        return [definition.name, { definition, inputSchema, listing }];
+      }),
+    );
+  }
+  return compiled;
+}
+
+/** The `tools/list` answer, identical for the stdio runner and the sandbox's `/api/mcp`. */
+export function listTools(): Tool[] {
+  return [...compiledTools().values()].map((tool) => tool.listing);
+}
+
+function resultMeta(deps: ServerDeps): Record<string, unknown> | undefined {
+  const rateLimit = deps.api.rateLimit;
+  if (!rateLimit && !deps.sampleData) return undefined;
+  return {
+    ...(rateLimit && { [RATE_LIMIT_META_KEY]: rateLimit }),
+    ...(deps.sampleData && { [SAMPLE_DATA_META_KEY]: true }),
+  };
+}
+
+function withNotes(text: string, deps: ServerDeps): string {
+  const rateLimit = deps.api.rateLimit;
+  let out = text;
+  if (rateLimit && isRunningLow(rateLimit)) {
+    out += `\nNote: only ${rateLimit.remaining} of ${rateLimit.limit} calls left today (${rateLimit.tier ?? 'current'} tier).`;
+  }
+  return deps.sampleData ? `${SAMPLE_DATA_NOTE}\n${out}` : out;
+}
+
+/**
+ * One tool call, from raw arguments to the MCP result. Failures become `isError` results whose
+ * text says what to do; only an unknown tool name is a protocol error (-32602), as the spec asks.
+ * A cancelled call rethrows: the SDK then sends nothing for it.
+ */
+export async function callTool(
+  deps: ServerDeps,
+  name: string,
+  rawArguments: unknown,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const tool = compiledTools().get(name);
+  if (!tool) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool "${name}". Available tools: ${[...compiledTools().keys()].join(', ')}.`,
+    );
+  }
+  const started = performance.now();
+  try {
+    const args = parseArguments(name, tool.definition.input, tool.inputSchema, rawArguments);
+    const outcome = await tool.definition.run(args, { api: deps.api, signal });
+    deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
+    const meta = resultMeta(deps);
+    return {
+      content: [{ type: 'text', text: withNotes(outcome.text, deps) }],
+      structuredContent: outcome.structured,
+      ...(meta && { _meta: meta }),
+    };
+  } catch (error) {
+    if (signal.aborted || error instanceof AbortedError) throw new AbortedError();
+    const text = describeError(error);
+    if (error instanceof ModelFeedError) deps.log.info('tool error', { tool: name, error: text });
+    else
+      deps.log.error('tool failed unexpectedly', {
+        tool: name,
+        error: error instanceof Error ? error.stack : String(error),
+      });
+    const meta = resultMeta(deps);
+    return {
+      content: [{ type: 'text', text: deps.sampleData ? `${SAMPLE_DATA_NOTE}\n${text}` : text }],
+      isError: true,
+      ...(meta && { _meta: meta }),
+    };
+  }
+}
+
+/** The server never validates client-sent JSON Schemas (no elicitation), so no validator is loaded. */
+const noSchemaValidation: jsonSchemaValidator = {
+  getValidator: () => () => {
+    throw new Error('model-feed-mcp does not validate client JSON Schemas');
+  },
+};
+
+export function createServer(deps: ServerDeps): Server {
+  const server = new Server(
+    { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noSchemaValidation },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callTool(deps, request.params.name, request.params.arguments, extra.signal),
+  );
+  return server;
+}

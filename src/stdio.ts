@@ -1,0 +1,186 @@
+/**
+ * The stdio transport and process lifecycle. The SDK's StdioServerTransport drops a line that is
+ * not JSON without answering and never notices stdin ending; this one answers -32700 / -32600 (the
+ * process stays up) and reports the end of input so the process exits within a second, even with
+ * an idle keep-alive socket or a call in flight.
+ */
+
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from './log.js';
+
+/** A line longer than this is refused (and skipped) instead of buffered without bound. */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+function idOf(value: unknown): string | number | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Set while skipping the rest of an oversized line. */
+  private discarding = false;
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on('data', this.onData);
+    this.input.once('end', this.onEnd);
+    this.input.once('close', this.onEnd);
+    this.input.on('error', this.onInputError);
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
+      const head = data.subarray(0, newline);
+      data = data.subarray(newline + 1);
+      if (this.discarding) {
+        this.discarding = false;
+        this.chunks = [];
+        this.buffered = 0;
+        continue;
+      }
+      const line = this.chunks.length ? Buffer.concat([...this.chunks, head]) : head;
+      this.chunks = [];
+      this.buffered = 0;
+      this.handleLine(line.toString('utf8'));
+    }
+    if (this.discarding || data.length === 0) return;
+    this.chunks.push(data);
+    this.buffered += data.length;
+    if (this.buffered > MAX_LINE_BYTES) {
+      this.chunks = [];
+      this.buffered = 0;
+      this.discarding = true;
+      this.replyError(
+        null,
+        INVALID_REQUEST,
+        `Invalid Request: message larger than ${MAX_LINE_BYTES} bytes; skipped.`,
+      );
+    }
+  };
+
+  private handleLine(raw: string): void {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : 'not JSON';
+      this.log.warn('stdin line is not JSON', { bytes: line.length });
+      this.replyError(null, PARSE_ERROR, `Parse error: ${reason}`);
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.log.warn('stdin message is not JSON-RPC 2.0');
+      this.replyError(
+        idOf(value),
+        INVALID_REQUEST,
+        'Invalid Request: expected a JSON-RPC 2.0 request, notification or response object ({"jsonrpc":"2.0","method":…}).',
+      );
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  private replyError(id: string | number | null, code: number, message: string): void {
+    // The SDK's types insist on a request id; JSON-RPC answers an unreadable request with id null.
+    void this.write({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  private readonly onEnd = (): void => {
+    void this.close();
+  };
+
+  private readonly onInputError = (error: Error): void => {
+    this.onerror?.(error);
+    void this.close();
+  };
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.write(message);
+  }
+
+  private write(message: unknown): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const line = `${JSON.stringify(message)}\n`;
+    return new Promise((resolve) => {
+      if (this.output.write(line)) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('error', this.onInputError);
+    this.onclose?.();
+  }
+}
+
+export interface StdioOptions {
+  log: Logger;
+  /** Releases what keeps the event loop alive (the HTTP dispatcher's sockets). */
+  onShutdown?: () => Promise<void> | void;
+  input?: Readable;
+  output?: Writable;
+}
+
+/** The longest shutdown may take before the process exits regardless. */
+const SHUTDOWN_GRACE_MS = 500;
+
+/**
+ * Serves one MCP session over stdio until stdin ends or a signal arrives, then exits the process:
+ * within SHUTDOWN_GRACE_MS, whatever is still in flight.
+ */
+export async function runStdio(
+  server: { connect(transport: Transport): Promise<void> },
+  options: StdioOptions,
+): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const transport = new StdioTransport(input, output, options.log);
+  let stopping = false;
+
+  const stop = (why: string, code = 0): void => {
+    if (stopping) return;
+    stopping = true;
+    options.log.debug('shutting down', { why });
+    const exit = (): never => process.exit(code);
+    setTimeout(exit, SHUTDOWN_GRACE_MS).unref();
+    const flushed = new Promise<void>((resolve) => {
+      if (!output.writableNeedDrain) resolve();
+      else output.once('drain', () => resolve());
+    });
+    Promise.allSettled([flushed, options.onShutdown?.()]).then(exit);
+  };
+
+  transport.onclose = () => stop('stdin closed');
+  transport.onerror = (error) => options.log.warn('stdin error', { error: error.message });
+  // A client that vanished closes the pipe: writing to it fails with EPIPE; nothing is left to serve.
+  output.on('error', () => stop('stdout closed'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  await server.connect(transport);
+  options.log.debug('serving MCP on stdio');
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { NotFoundError } from '../errors.js';
+import { closestIds, findModel } from './model-lookup.js';
+import { GetModelOutput } from './output-schemas.js';
+import { modelLine, renderPriceHistory } from './render.js';
+import { defineTool } from './tool.js';
+
+function notListed(id: string, suggestions: string[]) {
+  const hint = suggestions.length
+    ? ` Close ids: ${suggestions.join(', ')}.`
+    : ' No close ids; search_models lists the catalog.';
+  return {
+    structured: { catalogStatus: 'not_listed', matchedBy: null, model: null, priceHistory: null },
+    text: `"${id}" is not listed in the catalog (not_listed).${hint}`,
+  };
+}
+
+export const getModel = defineTool({
+  name: 'get_model',
+  title: 'Get model',
+  description:
+    'One model: price, context length, catalog status and price history. Looks it up by catalog id ' +
+    '(vendor/model) or Hugging Face id, case-insensitive. An unknown id answers not_listed with close ids.',
+  input: z.strictObject({
+    id: z.string().trim().min(1).max(200).describe('e.g. openai/gpt-4o or deepseek-ai/DeepSeek-R1'),
+  }),
+  output: GetModelOutput,
+  async run({ id }, { api, signal }) {
+    const catalog = await api.listModels({}, signal);
+    const match = findModel(catalog.items, id);
+    if (!match) return notListed(id, closestIds(catalog.items, id));
+    try {
+      const priceHistory = await api.getPriceHistory(match.model.id, signal);
+      const how = match.matchedBy === 'id' ? 'catalog id' : 'Hugging Face id';
+      return {
+        structured: { catalogStatus: 'listed', matchedBy: match.matchedBy, model: match.model, priceHistory },
+        text: `${modelLine(match.model)}\nCatalog: listed (matched by ${how}).\n${renderPriceHistory(priceHistory)}`,
+      };
+    } catch (error) {
+      // The history endpoint has the last word on catalog membership: a model that left the
+      // catalog since the list was read is not listed, which is an answer, not an error.
+      if (error instanceof NotFoundError) return notListed(id, closestIds(catalog.items, id));
+      throw error;
+    }
+  },
+});

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../api/schemas.js';
+import { ChangesOutput } from './output-schemas.js';
+import { renderChanges } from './render.js';
+import { defineTool } from './tool.js';
+
+export const listModelChanges = defineTool({
+  name: 'list_model_changes',
+  title: 'List model changes',
+  description:
+    'Changes to AI models: new models, price changes, API changes, deprecations, open-source surges. ' +
+    'Without since: newest first. To follow the feed, call with since=0 (or a Unix time), then again ' +
+    'with since set to the latest value of each answer: no change is skipped.',
+  input: z.strictObject({
+    since: z.number().int().min(0).optional().describe('Unix seconds: only changes after it, oldest first.'),
+    type: z.enum(EVENT_TYPES).optional().describe('Only this kind of change.'),
+    model: z.string().trim().min(1).max(100).optional().describe('Vendor slug, e.g. openai.'),
+    limit: z.number().int().min(1).max(100).optional().describe('Items per answer (default 20).'),
+  }),
+  output: ChangesOutput,
+  async run(args, { api, signal }) {
+    // Forwarded unchanged: the service owns paging, order and defaults.
+    const page = await api.listChanges(args, signal);
+    return { structured: page, text: renderChanges(page, args) };
+  },
+});

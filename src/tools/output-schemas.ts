@@ -1,0 +1,40 @@
+/**
+ * The tools' output schemas. Each is a pick of the lenient parse schemas, so every value the
+ * parser produces satisfies it; objects stay loose, so the fields not listed here (summary,
+ * sourceName, attention, …) still pass. They list what a client most needs to know, within the
+ * context budget: the whole `tools/list` answer costs a model about 1,200 tokens, no more.
+ */
+
+import { z } from 'zod';
+import { ChangeEventSchema, ModelSchema, PriceHistorySchema, PricePointSchema } from '../api/schemas.js';
+
+const ChangeSummary = ChangeEventSchema.pick({
+  id: true,
+  eventType: true,
+  title: true,
+  beforeValue: true,
+  afterValue: true,
+  verificationStatus: true,
+  detectedAt: true,
+}).extend({ model: ChangeEventSchema.shape.model.pick({ slug: true }) });
+
+export const ChangesOutput = z.looseObject({
+  items: z.array(ChangeSummary),
+  nextCursor: z.number().int().nullable(),
+  latest: z.number().int().nullable(),
+});
+
+const ModelSummary = ModelSchema.pick({ id: true, pricing: true, contextLength: true });
+
+export const ModelsOutput = z.looseObject({ items: z.array(ModelSummary), total: z.number().int() });
+
+export const GetModelOutput = z.looseObject({
+  catalogStatus: z.enum(['listed', 'not_listed']),
+  matchedBy: z.enum(['id', 'huggingfaceId']).nullable(),
+  model: ModelSummary.nullable(),
+  priceHistory: PriceHistorySchema.pick({ id: true })
+    .extend({
+      points: z.array(PricePointSchema.pick({ inputPrice: true, outputPrice: true, observedAt: true })),
+    })
+    .nullable(),
+});

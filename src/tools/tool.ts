@@ -1,0 +1,33 @@
+/** The shape of one tool module: everything a tool is, beside the handler that runs it. */
+
+import type { z } from 'zod';
+import type { FeedApi } from '../api/client.js';
+
+export interface ToolContext {
+  api: FeedApi;
+  /** Aborts when the client cancels the call; passed to every upstream request. */
+  signal: AbortSignal;
+}
+
+export interface ToolOutcome {
+  /** Matches the tool's output schema; sent as `structuredContent`. */
+  structured: Record<string, unknown>;
+  /** The compact rendering for clients that show only text. */
+  text: string;
+}
+
+export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+  /** The hosted endpoint's tool name, unchanged. */
+  name: string;
+  title: string;
+  /** Written for the model: when to use the tool and how. */
+  description: string;
+  input: Input;
+  output: z.ZodType;
+  run(args: z.output<Input>, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** Keeps each tool's `run` typed by its own input schema. */
+export function defineTool<Input extends z.ZodType>(tool: ToolDefinition<Input>): ToolDefinition<Input> {
+  return tool;
+}

@@ -1,0 +1,45 @@
+/** Small, valid service resources for unit tests (the sandbox serves the real data set). */
+
+export function changeEvent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    eventType: 'price_change',
+    title: 'GPT-4o price cut',
+    summary: 'Input price halved.',
+    beforeValue: 'in $5 / out $15 per 1M tokens',
+    afterValue: 'in $2.5 / out $10 per 1M tokens',
+    sourceUrl: 'https://openrouter.ai/openai/gpt-4o',
+    sourceName: 'OpenRouter',
+    verificationStatus: 'official',
+    official: true,
+    detectedAt: '2024-08-06T00:00:00Z',
+    publishedAt: '2024-08-06T00:00:00Z',
+    model: { slug: 'openai', name: 'GPT-4o', company: 'OpenAI', accentColor: '#10A37F' },
+    ...overrides,
+  };
+}
+
+export function changesPage(items: unknown[], latest: number | null, nextCursor: number | null = null) {
+  return { items, nextCursor, latest };
+}
+
+export function model(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'openai/gpt-4o',
+    name: 'GPT-4o',
+    displayName: 'OpenAI: GPT-4o',
+    vendor: 'openai',
+    type: 'commercial',
+    pricing: { inputPerMillion: 2.5, outputPerMillion: 10 },
+    contextLength: 128000,
+    listedAt: 1715558400,
+    huggingfaceId: null,
+    attention: { rank: 1, score: 90.5, newsCount: 3, opinions: 1 },
+    url: 'https://openrouter.ai/openai/gpt-4o',
+    ...overrides,
+  };
+}
+
+export function modelsPage(items: unknown[], total = items.length) {
+  return { items, total };
+}

@@ -1,0 +1,272 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient, type FeedApi, unavailableApi } from '../../src/api/client.js';
+import { resolveConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createServer, RATE_LIMIT_META_KEY, SAMPLE_DATA_NOTE } from '../../src/server.js';
+import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
+
+const BASE = 'https://feed.test';
+const KEY = 'mfsk_test_tools_0123456789';
+
+const catalog = [
+  model(),
+  model({ id: 'openai/gpt-4o-mini', name: 'GPT-4o-mini', displayName: 'OpenAI: GPT-4o-mini' }),
+  model({
+    id: 'deepseek/deepseek-r1',
+    vendor: 'deepseek',
+    type: 'open_source',
+    huggingfaceId: 'deepseek-ai/DeepSeek-R1',
+  }),
+];
+const history = (id: string) => ({
+  id,
+  currency: 'USD',
+  unit: 'per 1M tokens',
+  since: 1735689600,
+  points: [
+    { inputPrice: 5, outputPrice: 15, observedAt: 1735689600 },
+    { inputPrice: 2.5, outputPrice: 10, observedAt: 1740000000 },
+  ],
+});
+const headers = { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '700', 'x-service-tier': 'free' };
+
+const requests: URL[] = [];
+const server = setupServer(
+  http.get(`${BASE}/api/v1/changes`, () =>
+    HttpResponse.json(changesPage([changeEvent()], 1722902400), { headers }),
+  ),
+  http.get(`${BASE}/api/v1/models`, ({ request }) => {
+    const vendor = new URL(request.url).searchParams.get('vendor');
+    const items = vendor ? catalog.filter((m) => m.vendor === vendor) : catalog;
+    return HttpResponse.json(modelsPage(items), { headers });
+  }),
+  http.get(`${BASE}/api/v1/models/:slug/history`, ({ params }) =>
+    params.slug === 'openai_gpt-4o-mini'
+      ? HttpResponse.json({ error: 'model not in catalog' }, { status: 404, headers })
+      : HttpResponse.json(history(String(params.slug).replace('_', '/')), { headers }),
+  ),
+);
+beforeAll(() => {
+  server.listen({ onUnhandledRequest: 'error' });
+  server.events.on('request:start', ({ request }) => {
+    requests.push(new URL(request.url));
+  });
+});
+afterEach(() => {
+  server.resetHandlers();
+  requests.length = 0;
+});
+afterAll(() => server.close());
+
+function api(): FeedApi {
+  return createApiClient({
+    baseUrl: BASE,
+    apiKey: KEY,
+    fetch: (url, init) => globalThis.fetch(url, init),
+    userAgent: 'test',
+    timeoutMs: 2000,
+    cacheTtlMs: 60_000,
+    proxyLabel: undefined,
+    log: silentLogger,
+  });
+}
+
+async function connect(feed: FeedApi = api(), sampleData = false): Promise<Client> {
+  const mcp = createServer({ api: feed, log: silentLogger, version: '0.0.0-test', sampleData });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
+  // The SDK client validates structuredContent against each tool's outputSchema once it has listed them.
+  await client.listTools();
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+describe('tools over a real MCP client (in memory)', () => {
+  it('list_model_changes forwards its arguments unchanged and returns the page with a polling hint', async () => {
+    const client = await connect();
+    const result = await call(client, 'list_model_changes', {
+      since: 0,
+      type: 'price_change',
+      model: 'openai',
+      limit: 2,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(Object.fromEntries(requests[0]!.searchParams)).toEqual({
+      since: '0',
+      type: 'price_change',
+      model: 'openai',
+      limit: '2',
+    });
+    expect(result.structuredContent).toMatchObject({
+      latest: 1722902400,
+      nextCursor: null,
+      items: [{ title: 'GPT-4o price cut' }],
+    });
+    expect(text(result)).toContain('call again with since=1722902400');
+    expect(result._meta?.[RATE_LIMIT_META_KEY]).toMatchObject({ limit: 1000, remaining: 700, tier: 'free' });
+  });
+
+  it('get_model finds by catalog id, with price history', async () => {
+    const client = await connect();
+    const result = await call(client, 'get_model', { id: 'OPENAI/gpt-4o' });
+    expect(result.structuredContent).toMatchObject({
+      catalogStatus: 'listed',
+      matchedBy: 'id',
+      model: { id: 'openai/gpt-4o' },
+      priceHistory: { points: [{ inputPrice: 5 }, { inputPrice: 2.5 }] },
+    });
+    expect(requests.map((u) => u.pathname)).toEqual([
+      '/api/v1/models',
+      '/api/v1/models/openai_gpt-4o/history',
+    ]);
+    expect(text(result)).toContain('Price history (USD per 1M tokens)');
+  });
+
+  it('get_model finds by Hugging Face id, and answers repeats from the cache', async () => {
+    const client = await connect();
+    const result = await call(client, 'get_model', { id: 'deepseek-ai/deepseek-r1' });
+    expect(result.structuredContent).toMatchObject({
+      catalogStatus: 'listed',
+      matchedBy: 'huggingfaceId',
+      model: { id: 'deepseek/deepseek-r1' },
+    });
+    await call(client, 'get_model', { id: 'deepseek-ai/deepseek-r1' });
+    expect(requests).toHaveLength(2);
+  });
+
+  it('get_model says not_listed with close ids for an unknown id, and for a history 404', async () => {
+    const client = await connect();
+    const unknown = await call(client, 'get_model', { id: 'openai/gpt-4' });
+    expect(unknown.isError).toBeFalsy();
+    expect(unknown.structuredContent).toEqual({
+      catalogStatus: 'not_listed',
+      matchedBy: null,
+      model: null,
+      priceHistory: null,
+    });
+    expect(text(unknown)).toBe(
+      '"openai/gpt-4" is not listed in the catalog (not_listed). Close ids: openai/gpt-4o, openai/gpt-4o-mini.',
+    );
+    const gone = await call(client, 'get_model', { id: 'openai/gpt-4o-mini' });
+    expect(gone.structuredContent).toMatchObject({ catalogStatus: 'not_listed' });
+  });
+
+  it('search_models forwards filters, keeps the order, applies limit and keeps the total', async () => {
+    const client = await connect();
+    const result = await call(client, 'search_models', {
+      vendor: 'openai',
+      maxInputPrice: 3,
+      minContext: 1000,
+      limit: 1,
+    });
+    expect(Object.fromEntries(requests[0]!.searchParams)).toEqual({
+      vendor: 'openai',
+      maxInputPrice: '3',
+      minContext: '1000',
+    });
+    expect(result.structuredContent).toMatchObject({ total: 2, items: [{ id: 'openai/gpt-4o' }] });
+    expect((result.structuredContent as { items: unknown[] }).items).toHaveLength(1);
+    expect(text(result)).toContain('1 of 2 models');
+  });
+
+  it('an argument out of range is a tool error naming argument, value and range; nothing is sent', async () => {
+    const client = await connect();
+    const result = await call(client, 'list_model_changes', { limit: 0 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'Invalid arguments for list_model_changes: "limit" is 0; allowed: an integer from 1 to 100.',
+    );
+    expect(requests).toHaveLength(0);
+  });
+
+  it('an unknown tool is a protocol error listing the tools', async () => {
+    const client = await connect();
+    const error = await client.callTool({ name: 'delete_model', arguments: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).message).toContain(
+      'Unknown tool "delete_model". Available tools: list_model_changes, get_model, search_models.',
+    );
+  });
+
+  it('says when fewer than 5% of the daily calls remain', async () => {
+    server.use(
+      http.get(`${BASE}/api/v1/changes`, () =>
+        HttpResponse.json(changesPage([], null), { headers: { ...headers, 'x-ratelimit-remaining': '12' } }),
+      ),
+    );
+    const client = await connect();
+    expect(text(await call(client, 'list_model_changes', {}))).toContain(
+      'Note: only 12 of 1000 calls left today (free tier).',
+    );
+  });
+
+  it('marks every result as sample data in sandbox mode', async () => {
+    const client = await connect(api(), true);
+    const result = await call(client, 'search_models', {});
+    expect(text(result).startsWith(SAMPLE_DATA_NOTE)).toBe(true);
+    expect(result._meta?.['modelFeed/sampleData']).toBe(true);
+  });
+});
+
+describe('the error table, through the tools', () => {
+  const cases: Array<[string, (r: Request) => Response, RegExp]> = [
+    [
+      '401',
+      () => HttpResponse.json({ error: 'unknown key' }, { status: 401 }),
+      /rejected the API key \(HTTP 401\).*"unknown key".*account screen.*MODEL_FEED_API_KEY/,
+    ],
+    [
+      '429',
+      () =>
+        HttpResponse.json(
+          { error: 'limit' },
+          { status: 429, headers: { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': '120' } },
+        ),
+      /Daily limit reached for the free tier \(1000 calls per day\)\. Retry in 120 s, at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\./,
+    ],
+    [
+      '5xx',
+      () => HttpResponse.json({ error: 'down' }, { status: 500 }),
+      /The service failed: HTTP 500 from feed\.test .*after 1 attempt/,
+    ],
+    ['network', () => HttpResponse.error(), /Could not reach feed\.test: .*after 3 attempts/],
+  ];
+  it.each(cases)('%s', async (_name, reply, expected) => {
+    server.use(http.get(`${BASE}/api/v1/changes`, ({ request }) => reply(request)));
+    const client = await connect();
+    const result = await call(client, 'list_model_changes', {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(expected);
+    expect(text(result)).not.toContain(KEY);
+  });
+
+  it('no key: names the env var and where a key comes from', async () => {
+    const config = resolveConfig({}, { MODEL_FEED_BASE_URL: BASE });
+    const client = await connect(unavailableApi(config.setupError!));
+    expect((await client.listTools()).tools).toHaveLength(3);
+    const result = await call(client, 'search_models', {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /^No API key: set MODEL_FEED_API_KEY .*e\.g\. MODEL_FEED_API_KEY=<your key>.*account screen/,
+    );
+  });
+
+  it('no base URL: names the env var with an example', async () => {
+    const config = resolveConfig({}, { MODEL_FEED_API_KEY: KEY });
+    const client = await connect(unavailableApi(config.setupError!));
+    expect(text(await call(client, 'get_model', { id: 'x/y' }))).toMatch(
+      /^No service address: set MODEL_FEED_BASE_URL .*https:\/\//,
+    );
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
+
+const base = {
+  MODEL_FEED_API_KEY: 'mfsk_live_abcdef123456',
+  MODEL_FEED_BASE_URL: 'https://feed.example.com/',
+};
+
+describe('resolveConfig', () => {
+  it('applies defaults and normalises the base URL', () => {
+    const config = resolveConfig({}, base);
+    expect(config).toMatchObject({
+      apiKey: 'mfsk_live_abcdef123456',
+      baseUrl: 'https://feed.example.com',
+      setupError: undefined,
+      timeoutMs: 15000,
+      cacheTtlS: 60,
+      logLevel: 'warn',
+      logFormat: 'text',
+      sandbox: false,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('lets flags win over env vars', () => {
+    const env = {
+      ...base,
+      MODEL_FEED_TIMEOUT_MS: '5000',
+      MODEL_FEED_LOG_LEVEL: 'info',
+      MODEL_FEED_CACHE_TTL_S: '10',
+    };
+    const config = resolveConfig(
+      { timeout: '2000', logLevel: 'debug', baseUrl: 'https://other.example.com/v2/' },
+      env,
+    );
+    expect(config).toMatchObject({
+      timeoutMs: 2000,
+      logLevel: 'debug',
+      cacheTtlS: 10,
+      baseUrl: 'https://other.example.com/v2',
+    });
+  });
+
+  it('keeps a missing key as a setup error that names the env var, without failing', () => {
+    const config = resolveConfig({}, { MODEL_FEED_BASE_URL: 'https://feed.example.com' });
+    expect(config.setupError).toBeInstanceOf(ConfigError);
+    expect(config.setupError?.message).toContain('MODEL_FEED_API_KEY');
+    expect(config.setupError?.message).toContain('account screen');
+  });
+
+  it('keeps a missing base URL as a setup error with an example', () => {
+    const config = resolveConfig({}, { MODEL_FEED_API_KEY: 'k'.repeat(20) });
+    expect(config.setupError?.message).toMatch(/MODEL_FEED_BASE_URL .*e\.g\. MODEL_FEED_BASE_URL=https:\/\//);
+  });
+
+  it('refuses plain http to a remote host, allows it for loopback', () => {
+    const remote = resolveConfig({}, { ...base, MODEL_FEED_BASE_URL: 'http://feed.example.com' });
+    expect(remote.setupError?.message).toContain('clear text');
+    expect(remote.setupError?.message).toContain('https://feed.example.com');
+    for (const url of ['http://localhost:8080', 'http://127.0.0.2:1', 'http://[::1]:9']) {
+      expect(resolveConfig({}, { ...base, MODEL_FEED_BASE_URL: url }).setupError).toBeUndefined();
+    }
+  });
+
+  it('reports a base URL that is not a URL', () => {
+    const config = resolveConfig({ baseUrl: 'feed.example.com' }, base);
+    expect(config.setupError?.message).toBe(
+      '--base-url is not a URL: "feed.example.com". Use the service\'s base URL, e.g. MODEL_FEED_BASE_URL=https://<service host>.',
+    );
+  });
+
+  it('accepts a key pasted with its Bearer scheme, refuses one with spaces inside', () => {
+    expect(resolveConfig({}, { ...base, MODEL_FEED_API_KEY: 'Bearer abcdef123456' }).apiKey).toBe(
+      'abcdef123456',
+    );
+    expect(resolveConfig({}, { ...base, MODEL_FEED_API_KEY: 'abc def' }).setupError?.message).toContain(
+      'spaces',
+    );
+  });
+
+  it('fails at start on other invalid values, naming flag or env var and what is allowed', () => {
+    expect(() => resolveConfig({ timeout: '-5' }, base)).toThrow(
+      '--timeout must be a whole number of milliseconds from 1 to 600000; got "-5".',
+    );
+    expect(() => resolveConfig({}, { ...base, MODEL_FEED_CACHE_TTL_S: 'soon' })).toThrow(
+      /MODEL_FEED_CACHE_TTL_S must be a whole number/,
+    );
+    expect(() => resolveConfig({ logLevel: 'loud' }, base)).toThrow(
+      '--log-level must be one of debug, info, warn, error, silent; got "loud".',
+    );
+    expect(() => resolveConfig({ proxy: 'socks5://p:1080' }, base)).toThrow(/SOCKS is not supported/);
+  });
+
+  it('reads proxy variables in either case, upper case first', () => {
+    const config = resolveConfig(
+      {},
+      { ...base, https_proxy: 'http://lower:1', HTTP_PROXY: 'proxy.corp:3128', no_proxy: '.corp' },
+    );
+    expect(config.proxy).toEqual({
+      flag: undefined,
+      https: 'http://lower:1',
+      http: 'http://proxy.corp:3128',
+      noProxy: '.corp',
+    });
+  });
+
+  it('notices a key in argv', () => {
+    expect(resolveConfig({}, base, ['--base-url', 'x']).keyInArgv).toBe(false);
+    expect(resolveConfig({}, base, ['MODEL_FEED_API_KEY=abc']).keyInArgv).toBe(true);
+    expect(resolveConfig({}, base, ['mfsk_live_abcdef123456']).keyInArgv).toBe(true);
+  });
+
+  it('needs no key or base URL in sandbox mode', () => {
+    expect(resolveConfig({ sandbox: true }, {}).setupError).toBeUndefined();
+  });
+});
