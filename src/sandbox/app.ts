@@ -1,0 +1,216 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { filterCatalog } from './catalog.js';
+import type { Dataset } from './dataset.js';
+import { changeVerification, createFeed, type Feed, queryFeed } from './feed.js';
+import { type AuthFailure, KeyStore } from './keys.js';
+import { parseChangesQuery, parseModelsQuery } from './params.js';
+import { DailyQuota, type QuotaDecision } from './quota.js';
+import { sendJson } from './reply.js';
+
+/** Serves `POST /api/mcp` once authenticated; `key` is the caller's bearer key. */
+export type McpHandler = (req: IncomingMessage, res: ServerResponse, key: string) => Promise<void>;
+
+export type SandboxLog = (level: 'debug' | 'info' | 'warn', message: string) => void;
+
+export interface RecordedRequest {
+  method: string;
+  /** Path as received (still percent-encoded), without the query. */
+  path: string;
+  /** Decoded query parameters; a repeated parameter gives an array. */
+  query: Record<string, string | string[]>;
+  /** Headers as received, `authorization` included (a test aid: the key store itself keeps hashes only). */
+  headers: IncomingHttpHeaders;
+  /** `now()` when the request arrived (ms). */
+  time: number;
+}
+
+export interface SandboxAppOptions {
+  dataset: Dataset;
+  now: () => number;
+  mcp?: McpHandler | undefined;
+  log?: SandboxLog | undefined;
+}
+
+export interface SandboxApp {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** The most recent requests, oldest first (at most MAX_RECORDED_REQUESTS). */
+  readonly requests: RecordedRequest[];
+  clearRequests(): void;
+  readonly keys: KeyStore;
+  setVerification(eventId: string, status: 'official' | 'rejected'): void;
+}
+
+// Keeps a long-running `model-feed-mcp sandbox` from growing without bound.
+const MAX_RECORDED_REQUESTS = 10_000;
+
+const ENDPOINTS = 'GET /api/v1/changes, GET /api/v1/models, GET /api/v1/models/{slug}/history, POST /api/mcp';
+const HISTORY_PATH = /^\/api\/v1\/models\/([^/]+)\/history$/;
+const ABSOLUTE_FORM_PREFIX = /^https?:\/\/[^/?#]*/i;
+
+const AUTH_ERRORS: Record<AuthFailure, string> = {
+  missing: 'Missing Authorization header: send "Authorization: Bearer <API key>".',
+  malformed: 'Malformed Authorization header: expected "Bearer <API key>".',
+  unknown:
+    'API key not accepted: it is wrong or has been revoked. Create a new key on the account screen (it is shown once).',
+};
+
+type Route =
+  | { name: 'changes' | 'models' | 'mcp'; method: 'GET' | 'POST' }
+  | { name: 'history'; method: 'GET'; rawSlug: string };
+
+function resolveRoute(path: string): Route | undefined {
+  if (path === '/api/v1/changes') return { name: 'changes', method: 'GET' };
+  if (path === '/api/v1/models') return { name: 'models', method: 'GET' };
+  if (path === '/api/mcp') return { name: 'mcp', method: 'POST' };
+  const rawSlug = HISTORY_PATH.exec(path)?.[1];
+  return rawSlug === undefined ? undefined : { name: 'history', method: 'GET', rawSlug };
+}
+
+function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
+  const record: Record<string, string | string[]> = {};
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
+    record[name] = values.length === 1 ? (values[0] ?? '') : values;
+  }
+  return record;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+function errorReply(status: number, message: string, headers: Record<string, string> = {}): Reply {
+  return { status, body: { error: message }, headers };
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  sendJson(res, reply.status, reply.body, reply.headers);
+}
+
+function limitReached(decision: QuotaDecision): Reply {
+  const message =
+    `Daily limit of ${decision.limit} calls reached (${decision.tier} tier). ` +
+    `The count resets at 00:00 UTC, in ${decision.retryAfter} s.`;
+  return errorReply(429, message, { 'retry-after': String(decision.retryAfter) });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function setRateLimitHeaders(res: ServerResponse, quota: QuotaDecision): void {
+  res.setHeader('x-ratelimit-limit', String(quota.limit));
+  res.setHeader('x-ratelimit-remaining', String(quota.remaining));
+  res.setHeader('x-service-tier', quota.tier);
+}
+
+/** The sandbox service as a request handler: auth, daily limit, routes. No sockets here. */
+export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
+  const { dataset, now, mcp, log } = options;
+  const keys = new KeyStore();
+  const quota = new DailyQuota();
+  const requests: RecordedRequest[] = [];
+  let feed: Feed = createFeed(dataset.events);
+
+  function record(req: IncomingMessage, path: string, params: URLSearchParams): void {
+    const query = queryRecord(params);
+    requests.push({ method: req.method ?? '', path, query, headers: { ...req.headers }, time: now() });
+    if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS);
+  }
+
+  function history(rawSlug: string): Reply {
+    let slug: string;
+    try {
+      slug = decodeURIComponent(rawSlug);
+    } catch {
+      return errorReply(400, `Invalid model slug in the path: "${rawSlug}" is not valid percent-encoding.`);
+    }
+    const found = dataset.histories.get(slug);
+    if (found !== undefined) return { status: 200, body: found };
+    const hint = 'the slug is the catalog id with every "/" replaced by "_", e.g. openai_gpt-4o';
+    return errorReply(404, `Model "${slug}" is not in the catalog (${hint}).`);
+  }
+
+  /** The answer to an authenticated, counted request, or the tool endpoint's handler that will give it. */
+  function answer(method: string, path: string, params: URLSearchParams): Reply | { delegate: McpHandler } {
+    const target = resolveRoute(path);
+    if (target === undefined) return errorReply(404, `No endpoint at ${path}. Endpoints: ${ENDPOINTS}.`);
+    if (method !== target.method) {
+      return errorReply(405, `${method} is not allowed on ${path}; use ${target.method}.`, {
+        allow: target.method,
+      });
+    }
+    switch (target.name) {
+      case 'changes': {
+        const query = parseChangesQuery(params);
+        return query.ok ? { status: 200, body: queryFeed(feed, query.value) } : errorReply(400, query.error);
+      }
+      case 'models': {
+        const filter = parseModelsQuery(params);
+        if (!filter.ok) return errorReply(400, filter.error);
+        const items = filterCatalog(dataset.catalog, filter.value);
+        return { status: 200, body: { items, total: items.length } };
+      }
+      case 'history':
+        return history(target.rawSlug);
+      case 'mcp':
+        return mcp === undefined
+          ? errorReply(404, 'The tool endpoint /api/mcp is not enabled in this sandbox.')
+          : { delegate: mcp };
+    }
+  }
+
+  async function delegateToMcp(handler: McpHandler, req: IncomingMessage, res: ServerResponse, key: string) {
+    try {
+      await handler(req, res, key);
+    } catch (error) {
+      log?.('warn', `POST /api/mcp failed: ${describe(error)}`);
+      if (res.headersSent) res.destroy();
+      else send(res, errorReply(500, 'The tool endpoint failed; see the sandbox log.'));
+    }
+  }
+
+  /** Auth, then the daily count, then the route: every authenticated call counts, whatever its answer. */
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const method = req.method ?? '';
+    // An absolute-form target (RFC 9112 §3.2.2, sent by some proxies) is reduced to its path.
+    const url = (req.url ?? '/').replace(ABSOLUTE_FORM_PREFIX, '') || '/';
+    const queryStart = url.indexOf('?');
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    const params = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+    record(req, path, params);
+    res.once('finish', () => log?.('debug', `${method} ${path} ${res.statusCode}`));
+    try {
+      const auth = keys.authenticate(req.headers.authorization);
+      if (!auth.ok) {
+        // A refused key has no tier or count: a 401 carries no rate-limit headers.
+        send(res, errorReply(401, AUTH_ERRORS[auth.reason], { 'www-authenticate': 'Bearer' }));
+        return;
+      }
+      const decision = quota.consume(auth.keyHash, auth.tier, now());
+      setRateLimitHeaders(res, decision);
+      const outcome = decision.allowed ? answer(method, path, params) : limitReached(decision);
+      if ('delegate' in outcome) void delegateToMcp(outcome.delegate, req, res, auth.key);
+      else send(res, outcome);
+    } catch (error) {
+      log?.('warn', `${method} ${path} failed: ${describe(error)}`);
+      if (!res.headersSent) send(res, errorReply(500, 'Internal error in the sandbox; see its log.'));
+    }
+  }
+
+  return {
+    handle,
+    get requests() {
+      return requests;
+    },
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    keys,
+    setVerification: (eventId, status) => {
+      feed = changeVerification(feed, eventId, status, Math.floor(now() / 1000));
+    },
+  };
+}

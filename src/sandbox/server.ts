@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSandboxApp, type McpHandler, type RecordedRequest, type SandboxLog } from './app.js';
+import { buildDataset } from './dataset.js';
+import type { Tier } from './keys.js';
+import { loadBundledData } from './raw-data.js';
+
+export type { McpHandler, RecordedRequest, SandboxLog } from './app.js';
+export type { Tier } from './keys.js';
+
+export interface SandboxOptions {
+  /** TCP port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Interface to bind. Only loopback unless the caller asks otherwise. @default '127.0.0.1' */
+  host?: string;
+  /** The key the sandbox accepts. @default a generated 'mfsk_sandbox_' + 32 hex digits */
+  key?: string;
+  /** Tier of `key`. @default 'free' */
+  tier?: Tier;
+  /** Clock in ms since the epoch: drives the daily count and verification change times. @default Date.now */
+  now?: () => number;
+  /** Handler of POST /api/mcp after authentication; without it that path answers 404. */
+  mcp?: McpHandler;
+  /** Diagnostics. Never console.log: in server mode stdout is the MCP channel. */
+  log?: SandboxLog;
+}
+
+export interface Sandbox {
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:54321 */
+  url: string;
+  /** The key given in the options, or the generated one. */
+  key: string;
+  /** Requests received, oldest first (live view). */
+  readonly requests: RecordedRequest[];
+  clearRequests(): void;
+  addKey(key: string, tier: Tier): void;
+  revokeKey(key: string): void;
+  /** Moves a pending change event to official or rejected; it gets a new change time. */
+  setVerification(eventId: string, status: 'official' | 'rejected'): void;
+  /** Stops listening and closes idle keep-alive connections; resolves once every connection is gone. */
+  close(): Promise<void>;
+}
+
+// In-flight requests get this long to finish on close before their sockets are cut.
+const CLOSE_GRACE_MS = 1000;
+
+function generateKey(): string {
+  return `mfsk_sandbox_${randomBytes(16).toString('hex')}`;
+}
+
+function baseUrl(address: AddressInfo): string {
+  // A wildcard bind is reachable on loopback; print the address a client can use.
+  const host =
+    address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Starts the sandbox service on `host:port` with the bundled data set. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const key = options.key ?? generateKey();
+  const app = createSandboxApp({
+    dataset: buildDataset(loadBundledData()),
+    now: options.now ?? Date.now,
+    mcp: options.mcp,
+    log: options.log,
+  });
+  app.keys.add(key, options.tier ?? 'free');
+  const server = createServer(app.handle);
+  const address = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  const url = baseUrl(address);
+  options.log?.('info', `listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+    });
+    return closing;
+  };
+
+  return {
+    url,
+    key,
+    get requests() {
+      return app.requests;
+    },
+    clearRequests: () => app.clearRequests(),
+    addKey: (extraKey, tier) => app.keys.add(extraKey, tier),
+    revokeKey: (revokedKey) => app.keys.revoke(revokedKey),
+    setVerification: (eventId, status) => app.setVerification(eventId, status),
+    close,
+  };
+}
