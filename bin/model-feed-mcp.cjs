@@ -1,23 +1,26 @@
 #!/usr/bin/env node
 'use strict';
-// Plain ES5 on purpose: this must run, and say something useful, on any Node.
-var MIN_NODE = [20, 18, 1];
-var have = process.versions.node.split('.').map(Number);
-for (var i = 0; i < 3; i++) {
-  if (have[i] > MIN_NODE[i]) break;
-  if (have[i] < MIN_NODE[i]) {
-    process.stderr.write(
-      'model-feed-mcp needs Node.js >= ' + MIN_NODE.join('.') + ', but this is ' + process.version +
-        '. Install a current LTS from https://nodejs.org and try again.\n',
-    );
-    process.exit(1);
-  }
+// Checked before anything else loads, in syntax any Node still in use can parse, so that an old
+// Node prints one clear line instead of a syntax error from deep inside the bundle.
+const MIN_NODE = [20, 18, 1];
+const have = process.versions.node.split('.').map(Number);
+const tooOld = MIN_NODE.some(
+  (min, i) => have.slice(0, i).every((v, j) => v === MIN_NODE[j]) && have[i] < min,
+);
+if (tooOld) {
+  process.stderr.write(
+    `model-feed-mcp needs Node.js >= ${MIN_NODE.join('.')}, but this is ${process.version}. ` +
+      'Install a current LTS from https://nodejs.org and try again.\n',
+  );
+  process.exit(1);
 }
 
 require('../dist/index.cjs')
   .main(process.argv.slice(2), {
-    stdout: function (text) { process.stdout.write(text); },
-    stderr: function (text) { process.stderr.write(text); },
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
     env: process.env,
   })
-  .then(function (code) { if (code !== undefined) process.exitCode = code; });
+  .then((code) => {
+    if (code !== undefined) process.exitCode = code;
+  });

@@ -78,9 +78,9 @@ function networkText(error: NetworkError): string {
   return `Could not reach ${where}: ${words} (${code}), after ${attempts(request)}.${hint}`;
 }
 
-/** An instant as ISO 8601 to the second (rounded up: never earlier than the service said). */
+/** An instant as ISO 8601 to the nearest second (retry-after itself has whole-second precision). */
 function isoSeconds(epochMs: number): string {
-  return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return new Date(Math.round(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 function rateLimitText(error: RateLimitError): string {

@@ -1,0 +1,117 @@
+/**
+ * End-to-end harness: the built CLI, spawned with a scrubbed environment (no real key, proxy or CA
+ * setting can leak in from the shell), driven by the SDK's own Client over stdio.
+ */
+
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/model-feed-mcp.cjs', import.meta.url));
+/** The Node that runs the CLI: this one, or another given by E2E_NODE (CI runs the suite on Node 24 too). */
+export const NODE = process.env.E2E_NODE || process.execPath;
+
+if (!existsSync(fileURLToPath(new URL('../../dist/index.cjs', import.meta.url)))) {
+  throw new Error(
+    'dist/index.cjs is missing: run `npm run build` before the end-to-end tests (npm test does).',
+  );
+}
+
+/** Only what the test names, plus PATH. */
+export function scrubbedEnv(vars: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  for (const [name, value] of Object.entries(vars)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+export interface CliSession {
+  client: Client;
+  /** Everything the CLI wrote to stderr so far. */
+  stderr(): string;
+  /** Lines on stdout the client could not read as JSON-RPC; must stay empty. */
+  protocolErrors: Error[];
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export async function connectCli(env: Record<string, string>, args: string[] = []): Promise<CliSession> {
+  const transport = new StdioClientTransport({ command: NODE, args: [BIN, ...args], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  const protocolErrors: Error[] = [];
+  client.onerror = (error) => protocolErrors.push(error);
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    protocolErrors,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: () => client.close(),
+  };
+}
+
+export function resultText(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+export interface RawProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Raw stdout, byte for byte. */
+  stdout(): string;
+  stderr(): string;
+  send(line: string): void;
+  /** Resolves with the parsed JSON-RPC answer to `id` (bounded wait). */
+  answer(id: number, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** The CLI with raw pipes, for byte-level checks of stdout and process lifetime. */
+export function spawnRaw(env: Record<string, string>, args: string[] = []): RawProcess {
+  const child = spawn(NODE, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
+  const messages = () =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    send: (line) => child.stdin.write(`${line}\n`),
+    exited,
+    answer: async (id, timeoutMs = 10_000) => {
+      const deadline = performance.now() + timeoutMs;
+      while (performance.now() < deadline) {
+        const found = messages().find((m) => m.id === id);
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`no answer to id ${id} within ${timeoutMs} ms; stdout: ${out}; stderr: ${err}`);
+    },
+  };
+}
+
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+export const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
