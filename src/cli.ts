@@ -9,8 +9,10 @@ import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
-import { createServer } from './server.js';
+import { createServer, listTools } from './server.js';
 import { runStdio } from './stdio.js';
+import { describeAllowed } from './tools/arguments.js';
+import type { JsonSchema } from './tools/json-schema.js';
 import { VERSION } from './version.js';
 
 export interface CliIo {
@@ -77,7 +79,46 @@ async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Pr
   await runStdio(server, { log, onShutdown: () => runtime.close() });
 }
 
-export function buildProgram(io: CliIo, argv: readonly string[]): Command {
+/** `maxInputPrice` → `max-input-price`: tool arguments as conventional flags. */
+function flagName(argument: string): string {
+  return argument.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** One `call <tool>` subcommand per tool, its flags derived from the tool's input schema. */
+function addCallCommand(
+  program: Command,
+  io: CliIo,
+  argv: readonly string[],
+  exit: (code: number) => void,
+): void {
+  const call = program
+    .command('call')
+    .description('call one tool and print its result (text, or the structured result with --json)')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
+    );
+  for (const tool of listTools()) {
+    const sub = call.command(tool.name).description(tool.description ?? '');
+    const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set(tool.inputSchema.required ?? []);
+    for (const [name, schema] of Object.entries(properties)) {
+      const what = `${schema.description ?? ''} Allowed: ${describeAllowed(schema)}.`.trim();
+      sub.option(`--${flagName(name)} <value>`, `${required.has(name) ? '(required) ' : ''}${what}`);
+    }
+    sub.option('--json', 'print the structured result as JSON').action(async (_opts, command: Command) => {
+      const { json, ...all } = command.optsWithGlobals<Record<string, unknown>>();
+      const args = Object.fromEntries(
+        Object.keys(properties).flatMap((name) => (name in all ? [[name, all[name]]] : [])),
+      );
+      const config = resolveConfig(all as ConfigFlags, io.env, argv);
+      const { runCall } = await import('./commands/call.js');
+      exit(await runCall(config, io, tool.name, args, json === true));
+    });
+  }
+}
+
+export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
   const program = addConfigOptions(new Command('model-feed-mcp'))
     .description(
       'MCP server (stdio) for the Model Change Feed Service: list_model_changes, get_model, search_models.\n' +
@@ -90,14 +131,33 @@ export function buildProgram(io: CliIo, argv: readonly string[]): Command {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .action((flags: ConfigFlags) => serve(flags, io, argv));
+  addCallCommand(program, io, argv, exit);
+  program
+    .command('sandbox')
+    .description(
+      'run the sandbox service (sample data) on loopback; prints its base URL and the key it accepts',
+    )
+    .option('--port <n>', 'TCP port; 0 picks a free one', '0')
+    .option(
+      '--host <host>',
+      'interface to bind; anything but loopback exposes it to the network',
+      '127.0.0.1',
+    )
+    .action(async (flags: { port?: string; host?: string }) => {
+      const { runSandbox } = await import('./commands/sandbox.js');
+      exit(await runSandbox(flags, io));
+    });
   return program;
 }
 
 /** Runs the CLI; resolves with an exit code, or with undefined while the server keeps running. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  let code: number | undefined;
   try {
-    await buildProgram(io, argv).parseAsync([...argv], { from: 'user' });
-    return undefined;
+    await buildProgram(io, argv, (c) => {
+      code = c;
+    }).parseAsync([...argv], { from: 'user' });
+    return code;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version end with code 0; everything else is a usage error already printed.

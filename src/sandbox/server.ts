@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createSandboxApp, type McpHandler, type RecordedRequest, type SandboxLog } from './app.js';
 import { buildDataset } from './dataset.js';
 import type { Tier } from './keys.js';
+import { createMcpEndpoint } from './mcp-endpoint.js';
 import { loadBundledData } from './raw-data.js';
 
 export type { McpHandler, RecordedRequest, SandboxLog } from './app.js';
@@ -20,7 +21,7 @@ export interface SandboxOptions {
   tier?: Tier;
   /** Clock in ms since the epoch: drives the daily count and verification change times. @default Date.now */
   now?: () => number;
-  /** Handler of POST /api/mcp after authentication; without it that path answers 404. */
+  /** Handler of POST /api/mcp after authentication. @default the runner's MCP server (mcp-endpoint.ts) */
   mcp?: McpHandler;
   /** Diagnostics. Never console.log: in server mode stdout is the MCP channel. */
   log?: SandboxLog;
@@ -69,16 +70,17 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 /** Starts the sandbox service on `host:port` with the bundled data set. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const key = options.key ?? generateKey();
+  let url = '';
   const app = createSandboxApp({
     dataset: buildDataset(loadBundledData()),
     now: options.now ?? Date.now,
-    mcp: options.mcp,
+    mcp: options.mcp ?? createMcpEndpoint(() => url),
     log: options.log,
   });
   app.keys.add(key, options.tier ?? 'free');
   const server = createServer(app.handle);
   const address = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  const url = baseUrl(address);
+  url = baseUrl(address);
   options.log?.('info', `listening on ${url}`);
 
   let closing: Promise<void> | undefined;

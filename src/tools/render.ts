@@ -24,8 +24,9 @@ export function changeLine(event: ChangeEvent): string {
   const dates = published && published !== detected ? `${detected} (published ${published})` : detected;
   const model = event.model.name ? `${event.model.name} (${event.model.slug})` : event.model.slug;
   const parts = [`${dates} ${event.eventType}`, model, event.title];
-  if (event.beforeValue || event.afterValue)
-    parts.push(`${event.beforeValue ?? '—'} → ${event.afterValue ?? '—'}`);
+  if (event.beforeValue && event.afterValue) parts.push(`${event.beforeValue} → ${event.afterValue}`);
+  else if (event.afterValue) parts.push(`→ ${event.afterValue}`);
+  else if (event.beforeValue) parts.push(`was ${event.beforeValue}`);
   if (event.verificationStatus) parts.push(event.verificationStatus);
   const source = event.sourceUrl ?? event.sourceName;
   if (source) parts.push(source);

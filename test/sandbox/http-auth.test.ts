@@ -119,11 +119,24 @@ describe('key storage', () => {
 });
 
 describe('POST /api/mcp', () => {
-  it('404s with an Error body when no tool handler is wired in, after auth and counting', async () => {
-    const answer = await call<ErrorBody>(sandbox, '/api/mcp', { method: 'POST' });
-    expect(answer.status).toBe(404);
-    expect(answer.body.error).toMatch(/not enabled/);
-    expect(rateLimitHeaders(answer.headers).tier).toBe('free');
+  it('serves the tool endpoint by default, after auth and counting', async () => {
+    const response = await fetch(`${sandbox.url}/api/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${sandbox.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(200);
+    expect(rateLimitHeaders(response.headers).tier).toBe('free');
+    const body = (await response.json()) as { result: { tools: { name: string }[] } };
+    expect(body.result.tools.map((t) => t.name)).toEqual([
+      'list_model_changes',
+      'get_model',
+      'search_models',
+    ]);
     expect((await call(sandbox, '/api/mcp', { method: 'POST', key: 'mfsk_wrong' })).status).toBe(401);
     expect((await call(sandbox, '/api/mcp')).status).toBe(405);
   });
