@@ -8,7 +8,18 @@
 // Run after any dependency change: `npm run lockfile`.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const OSES = ['aix', 'android', 'darwin', 'freebsd', 'linux', 'netbsd', 'openbsd', 'openharmony', 'sunos', 'win32'];
+const OSES = [
+  'aix',
+  'android',
+  'darwin',
+  'freebsd',
+  'linux',
+  'netbsd',
+  'openbsd',
+  'openharmony',
+  'sunos',
+  'win32',
+];
 const CPUS = ['arm', 'arm64', 'ia32', 'loong64', 'mips64el', 'ppc64', 'riscv64', 's390x', 'x64'];
 
 /** os, cpu and libc from a name like `@rollup/rollup-linux-arm64-musl` or `@biomejs/cli-win32-x64`. */
@@ -19,7 +30,8 @@ function platformOf(name) {
   if (osIndex < 0 || !CPUS.includes(cpu)) return undefined;
   const os = tokens[osIndex];
   const rest = tokens.slice(osIndex + 2).join('-');
-  const libc = os !== 'linux' ? undefined : rest.includes('musl') ? 'musl' : rest.includes('gnu') ? 'glibc' : undefined;
+  const libc =
+    os !== 'linux' ? undefined : rest.includes('musl') ? 'musl' : rest.includes('gnu') ? 'glibc' : undefined;
   return { os: [os], cpu: [cpu], ...(libc && { libc: [libc] }) };
 }
 
@@ -32,7 +44,9 @@ for (const [location, entry] of Object.entries(lock.packages)) {
     if (lock.packages[nested] || lock.packages[`node_modules/${name}`]) continue;
     const platform = platformOf(name);
     if (!/^\d+\.\d+\.\d+/.test(spec) || !platform) {
-      throw new Error(`cannot complete ${name}@${spec} (needed by ${location || 'the root'}): add it by hand`);
+      throw new Error(
+        `cannot complete ${name}@${spec} (needed by ${location || 'the root'}): add it by hand`,
+      );
     }
     lock.packages[`node_modules/${name}`] = {
       version: spec,
@@ -43,6 +57,10 @@ for (const [location, entry] of Object.entries(lock.packages)) {
     added.push(`${name}@${spec}`);
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(added.length ? `added ${added.length} platform entries: ${added.join(', ')}` : 'lockfile already complete');
+console.log(
+  added.length ? `added ${added.length} platform entries: ${added.join(', ')}` : 'lockfile already complete',
+);
