@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { HttpResponse, http } from 'msw';
+import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiClient, type FeedApi, unavailableApi } from '../../src/api/client.js';
 import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
@@ -209,6 +209,33 @@ describe('tools over a real MCP client (in memory)', () => {
     expect(text(await call(client, 'list_model_changes', {}))).toContain(
       'Note: only 12 of 1000 calls left today (free tier).',
     );
+  });
+
+  it('a cancelled call aborts its upstream request and gets no result', async () => {
+    let upstreamAborted = false;
+    let reached!: () => void;
+    const arrived = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    server.use(
+      http.get(`${BASE}/api/v1/changes`, async ({ request }) => {
+        request.signal.addEventListener('abort', () => {
+          upstreamAborted = true;
+        });
+        reached();
+        await delay(5_000);
+        return HttpResponse.json(changesPage([], null));
+      }),
+    );
+    const client = await connect();
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'list_model_changes', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    await arrived;
+    controller.abort('user pressed stop');
+    await expect(pending).rejects.toThrow();
+    await vi.waitFor(() => expect(upstreamAborted).toBe(true), { timeout: 2000 });
   });
 
   it('marks every result as sample data in sandbox mode', async () => {
