@@ -17,6 +17,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from './errors.js';
+import { isCertificateFailure, isProxyAuthFailure } from './net/failure-kinds.js';
 
 const CA_HINT =
   "If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) in the server's env; it is added to the default roots.";
@@ -39,18 +40,6 @@ const NETWORK_CODES: Record<string, string> = {
   UND_ERR_PRX_TLS: 'TLS to the proxy failed',
 };
 
-const CERT_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 function attempts(facts: RequestFacts): string {
   return `${facts.attempts} attempt${facts.attempts === 1 ? '' : 's'}`;
 }
@@ -62,10 +51,10 @@ function via(facts: RequestFacts): string {
 function networkText(error: NetworkError): string {
   const { request, code } = error;
   const where = `${request.host}${via(request)}`;
-  if (CERT_CODES.has(code)) {
+  if (isCertificateFailure(code)) {
     return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${CA_HINT}`;
   }
-  if (/407|proxy auth/i.test(error.detail)) {
+  if (isProxyAuthFailure(error.detail)) {
     return `The proxy ${request.proxy ?? ''} asked for authentication (407) when connecting to ${request.host}. Put credentials in the proxy URL: http://user:password@proxy:port.`;
   }
   const words = NETWORK_CODES[code] ?? error.detail;

@@ -6,7 +6,7 @@
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
@@ -14,6 +14,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { z } from 'zod';
 import type { FeedApi } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
 import { describeError } from './describe-error.js';
@@ -154,14 +155,23 @@ const noSchemaValidation: jsonSchemaValidator = {
   },
 };
 
+/**
+ * The SDK parses a request with the schema its handler was registered with, and reports a failure
+ * as -32603 (internal error). Registered with this loose envelope instead, a malformed tools/call
+ * reaches the Server's own check, which answers -32602 (invalid params) as it should.
+ */
+const CallToolEnvelope = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+
 export function createServer(deps: ServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noSchemaValidation },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(deps, request.params.name, request.params.arguments, extra.signal),
-  );
+  server.setRequestHandler(CallToolEnvelope, (request, extra) => {
+    // The SDK's Server has validated the envelope against CallToolRequestSchema by now.
+    const params = request.params as CallToolRequest['params'];
+    return callTool(deps, params.name, params.arguments, extra.signal);
+  });
   return server;
 }

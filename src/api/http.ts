@@ -17,6 +17,7 @@ import {
   UnexpectedResponseError,
 } from '../errors.js';
 import type { Logger } from '../log.js';
+import { isPermanentFailure } from '../net/failure-kinds.js';
 import { deadline, sleep } from './abort.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
@@ -275,7 +276,9 @@ export class HttpClient {
         return { kind: 'retryable', error: new TimeoutError(budgetMs, { ...facts }) };
       }
       const { code, detail } = errorCode(error);
-      return { kind: 'retryable', error: new NetworkError(code, detail, { ...facts }) };
+      const failure = new NetworkError(code, detail, { ...facts });
+      if (isPermanentFailure(code, detail)) throw failure;
+      return { kind: 'retryable', error: failure };
     } finally {
       attempt.dispose();
     }

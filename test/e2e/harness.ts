@@ -108,6 +108,35 @@ export function spawnRaw(env: Record<string, string>, args: string[] = []): RawP
   };
 }
 
+export interface Output {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion (bounded) and collects its output. */
+export function run(args: string[], env = scrubbedEnv()): Promise<Output> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out: ${args.join(' ')}`));
+    }, 15_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 0,

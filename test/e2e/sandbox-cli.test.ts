@@ -1,46 +1,7 @@
-import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BIN,
-  connectCli,
-  INITIALIZE,
-  INITIALIZED,
-  NODE,
-  resultText,
-  scrubbedEnv,
-  spawnRaw,
-} from './harness.js';
-
-interface Output {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI to completion (bounded) and collects its output. */
-function run(args: string[], env = scrubbedEnv()): Promise<Output> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out: ${args.join(' ')}`));
-    }, 15_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { connectCli, INITIALIZE, INITIALIZED, resultText, run, scrubbedEnv, spawnRaw } from './harness.js';
 
 /** `model-feed-mcp sandbox`, running until the test stops it; resolves once it printed its address. */
 async function startSandboxCli(env = scrubbedEnv()) {

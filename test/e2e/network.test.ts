@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertificates, type TestCertificates } from '../support/certs.js';
+import { type HttpsSandbox, startHttpsSandbox } from '../support/https-sandbox.js';
+import { startProxy, type TestProxy } from '../support/proxy.js';
+import { connectCli, resultText, scrubbedEnv } from './harness.js';
+
+// A name no DNS server knows: only the proxy's own table resolves it.
+const HOST = 'feed.internal.test';
+const KEY = 'mfsk_behind_the_proxy_0123456789';
+const PROXY_USER = 'alice';
+const PROXY_PASSWORD = 's3cr3t-pr0xy';
+
+let certs: TestCertificates;
+let service: HttpsSandbox;
+let proxy: TestProxy;
+let baseUrl: string;
+
+beforeAll(async () => {
+  certs = makeCertificates(HOST);
+  service = await startHttpsSandbox(certs, KEY);
+  proxy = await startProxy({
+    hosts: { [HOST]: '127.0.0.1' },
+    credentials: `${PROXY_USER}:${PROXY_PASSWORD}`,
+  });
+  baseUrl = `https://${HOST}:${service.port}`;
+});
+afterAll(async () => {
+  await Promise.all([service?.close(), proxy?.close()]);
+});
+
+const proxyUrl = () => `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
+
+describe('behind a corporate proxy with TLS inspection', () => {
+  it('reaches HTTPS through HTTPS_PROXY (CONNECT, credentials in the URL) with a private CA from NODE_EXTRA_CA_CERTS', async () => {
+    proxy.connects.length = 0;
+    service.app.clearRequests();
+    const session = await connectCli(
+      scrubbedEnv({
+        MODEL_FEED_API_KEY: KEY,
+        MODEL_FEED_BASE_URL: baseUrl,
+        HTTPS_PROXY: proxyUrl(),
+        NODE_EXTRA_CA_CERTS: certs.caFile,
+        MODEL_FEED_LOG_LEVEL: 'debug',
+      }),
+    );
+    try {
+      const result = await session.call('get_model', { id: 'openai/gpt-4o' });
+      expect(result.isError, resultText(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ catalogStatus: 'listed' });
+      expect(proxy.connects[0]).toEqual({
+        target: `${HOST}:${service.port}`,
+        proxyAuthorization: `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
+      });
+      expect(service.app.requests.map((r) => r.headers.authorization)).toEqual([
+        `Bearer ${KEY}`,
+        `Bearer ${KEY}`,
+      ]);
+      // The proxy in use is logged at debug level, without its credentials; the key never.
+      expect(session.stderr()).toContain(`via http://***@127.0.0.1:${proxy.port} (from HTTPS_PROXY)`);
+      expect(session.stderr()).not.toContain(PROXY_PASSWORD);
+      expect(session.stderr()).not.toContain(KEY);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('without the CA file, fails with a message naming the certificate problem and NODE_EXTRA_CA_CERTS', async () => {
+    const session = await connectCli(
+      scrubbedEnv({ MODEL_FEED_API_KEY: KEY, MODEL_FEED_BASE_URL: baseUrl, HTTPS_PROXY: proxyUrl() }),
+    );
+    try {
+      const result = await session.call('list_model_changes', {});
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(
+        /^TLS certificate problem connecting to feed\.internal\.test:\d+ via proxy http:\/\/\*\*\*@127\.0\.0\.1:\d+: .*\((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\), after 1 attempt\. .*NODE_EXTRA_CA_CERTS/,
+      );
+      expect(resultText(result)).not.toContain(PROXY_PASSWORD);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('a proxy that wants credentials it did not get: says so', async () => {
+    const session = await connectCli(
+      scrubbedEnv({
+        MODEL_FEED_API_KEY: KEY,
+        MODEL_FEED_BASE_URL: baseUrl,
+        HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
+        NODE_EXTRA_CA_CERTS: certs.caFile,
+      }),
+    );
+    try {
+      const result = await session.call('list_model_changes', {});
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(
+        /proxy .*asked for authentication \(407\).*http:\/\/user:password@proxy:port/,
+      );
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('NO_PROXY sends the request direct: the proxy sees nothing', async () => {
+    proxy.connects.length = 0;
+    const session = await connectCli(
+      scrubbedEnv({
+        MODEL_FEED_API_KEY: KEY,
+        MODEL_FEED_BASE_URL: baseUrl,
+        HTTPS_PROXY: proxyUrl(),
+        NO_PROXY: '.internal.test',
+        NODE_EXTRA_CA_CERTS: certs.caFile,
+        MODEL_FEED_TIMEOUT_MS: '3000',
+      }),
+    );
+    try {
+      const result = await session.call('list_model_changes', {});
+      // Direct, the name does not resolve: that is the proof it did not go through the proxy.
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(/Could not reach feed\.internal\.test:\d+: DNS lookup failed/);
+      expect(resultText(result)).not.toContain('via proxy');
+      expect(proxy.connects).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('--proxy overrides the env vars', async () => {
+    proxy.connects.length = 0;
+    const session = await connectCli(
+      scrubbedEnv({
+        MODEL_FEED_API_KEY: KEY,
+        MODEL_FEED_BASE_URL: baseUrl,
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        NODE_EXTRA_CA_CERTS: certs.caFile,
+      }),
+      ['--proxy', proxyUrl()],
+    );
+    try {
+      const result = await session.call('search_models', { limit: 1 });
+      expect(result.isError, resultText(result)).toBeFalsy();
+      expect(proxy.connects).toHaveLength(1);
+    } finally {
+      await session.close();
+    }
+  });
+});

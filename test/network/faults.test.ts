@@ -1,0 +1,161 @@
+/**
+ * The resilience contract over real sockets: undici's fetch on its own dispatcher (as in
+ * production) against a scripted loopback server.
+ */
+
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApiClient, type FeedApi } from '../../src/api/client.js';
+import { describeError } from '../../src/describe-error.js';
+import { silentLogger } from '../../src/log.js';
+import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
+import { type FaultServer, json, startFaultServer } from '../support/fault-server.js';
+
+const KEY = 'mfsk_faults_0123456789abcdef';
+const page = { items: [], nextCursor: null, latest: null };
+
+let server: FaultServer;
+let network: NetworkFetch;
+
+beforeAll(async () => {
+  server = await startFaultServer((_req, res) => json(res, 200, page));
+});
+afterEach(async () => {
+  await network?.close();
+});
+afterAll(() => server.close());
+
+function api(timeoutMs = 5000, now?: () => number): FeedApi {
+  network = createNetworkFetch(undefined);
+  return createApiClient({
+    baseUrl: server.url,
+    apiKey: KEY,
+    fetch: network.fetch,
+    userAgent: 'test',
+    timeoutMs,
+    cacheTtlMs: 0,
+    proxyLabel: undefined,
+    log: silentLogger,
+    ...(now && { now }),
+  });
+}
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => new Error('expected a failure'),
+    (e: unknown) => e,
+  );
+
+describe('faults over real sockets', () => {
+  it('503 twice then 200: one successful result', async () => {
+    server.setHandler((_req, res, attempt) =>
+      attempt < 3 ? json(res, 503, { error: 'busy' }) : json(res, 200, { ...page, latest: 7 }),
+    );
+    await expect(api().listChanges({})).resolves.toMatchObject({ latest: 7 });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a reset on every attempt: an error naming the reset and the attempts', async () => {
+    server.setHandler((req) => {
+      req.socket.resetAndDestroy();
+    });
+    const error = await failure(api().listChanges({}));
+    expect(describeError(error)).toMatch(
+      /^Could not reach 127\.0\.0\.1:\d+: connection (reset|closed by the other side) \((ECONNRESET|UND_ERR_SOCKET)\), after 3 attempts\./,
+    );
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a hung upstream with a 1 s timeout: an error within 3 s', async () => {
+    server.setHandler(() => new Promise(() => {}));
+    const started = performance.now();
+    const error = await failure(api(1000).listChanges({}));
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(describeError(error)).toMatch(/^No answer from 127\.0\.0\.1:\d+ within 1000 ms \(1 attempt\)\./);
+  });
+
+  it('a stall mid-body is bounded by the same timeout', async () => {
+    server.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items": [');
+    });
+    const started = performance.now();
+    const error = await failure(api(1000).listChanges({}));
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(describeError(error)).toContain('No answer from');
+  });
+
+  it('not JSON: "unexpected response"', async () => {
+    server.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Sign in to the proxy</h1>');
+    });
+    const error = await failure(api().listChanges({}));
+    expect(describeError(error)).toMatch(
+      /^Unexpected response from the service at 127\.0\.0\.1:\d+: not JSON \(text\/html\): <h1>Sign in/,
+    );
+  });
+
+  it('a 20 MiB body: an error, read no further than the 10 MiB cap', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let sent = 0;
+    server.setHandler(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let i = 0; i < 20 && !res.destroyed; i++) {
+        if (!res.write(chunk))
+          await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        sent += chunk.length;
+      }
+      res.end();
+    });
+    const before = process.memoryUsage();
+    const error = await failure(api().listChanges({}));
+    const after = process.memoryUsage();
+    expect(describeError(error)).toContain('the body is larger than 10 MiB; refused');
+    // The client hung up instead of reading on: the server never got to send all 20 MiB.
+    expect(sent).toBeLessThan(20 * 1024 * 1024);
+    await vi.waitFor(() => expect(server.abandoned).toBe(1));
+    expect(after.arrayBuffers + after.heapUsed - (before.arrayBuffers + before.heapUsed)).toBeLessThan(
+      40 * 1024 * 1024,
+    );
+  });
+
+  it('429: reported with the retry time; no further request reaches the service before retry-after', async () => {
+    let now = Date.parse('2026-11-22T23:59:00Z');
+    server.setHandler((_req, res) =>
+      json(
+        res,
+        429,
+        { error: 'daily limit' },
+        {
+          'retry-after': '60',
+          'x-ratelimit-limit': '1000',
+          'x-ratelimit-remaining': '0',
+          'x-service-tier': 'free',
+        },
+      ),
+    );
+    const client = api(5000, () => now);
+    expect(describeError(await failure(client.listChanges({})))).toBe(
+      'Daily limit reached for the free tier (1000 calls per day). Retry in 60 s, at 2026-11-23T00:00:00Z. Higher limits are raised on request.',
+    );
+    for (const call of [
+      () => client.listChanges({}),
+      () => client.listModels({}),
+      () => client.getPriceHistory('a/b'),
+    ]) {
+      now += 10_000;
+      expect(describeError(await failure(call()))).toContain('No request was sent');
+    }
+    expect(server.requests).toHaveLength(1);
+    now += 31_000;
+    server.setHandler((_req, res) => json(res, 200, page));
+    await expect(client.listChanges({})).resolves.toMatchObject({ items: [] });
+  });
+
+  it('reuses keep-alive connections instead of opening one per call', async () => {
+    server.setHandler((_req, res) => json(res, 200, page));
+    const client = api();
+    for (let i = 0; i < 20; i++) await client.listChanges({ since: i });
+    // undici may open a second socket while the first is being released; never one per call.
+    expect(new Set(server.requests.map((r) => r.socket.remotePort)).size).toBeLessThanOrEqual(2);
+  });
+});
