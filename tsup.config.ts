@@ -4,6 +4,7 @@ import { defineConfig } from 'tsup';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
+  engines: { node: string };
 };
 
 /**
@@ -27,7 +28,10 @@ export default defineConfig({
   target: 'node20',
   // Zero runtime dependencies: everything the CLI runs is in the bundle.
   noExternal: [/.*/],
-  define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
+  define: {
+    __PACKAGE_VERSION__: JSON.stringify(pkg.version),
+    __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
+  },
   dts: true,
   clean: true,
   sourcemap: false,

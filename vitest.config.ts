@@ -3,10 +3,14 @@ import { defineConfig } from 'vitest/config';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
+  engines: { node: string };
 };
 
 export default defineConfig({
-  define: { __PACKAGE_VERSION__: JSON.stringify(pkg.version) },
+  define: {
+    __PACKAGE_VERSION__: JSON.stringify(pkg.version),
+    __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
