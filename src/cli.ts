@@ -133,6 +133,24 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .action((flags: ConfigFlags) => serve(flags, io, argv));
   addCallCommand(program, io, argv, exit);
   program
+    .command('doctor')
+    .description(
+      'check Node, settings, proxy, CA certificates, DNS/TCP/TLS to the service, the key and the calls left',
+    )
+    .option('--json', 'print the checks as one JSON object')
+    // Run with a client config's "args" pasted in, doctor should warn about a key among them, not refuse.
+    .allowExcessArguments()
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every check passed (warnings allowed), 1 a check failed or could not run, 2 invalid flags or settings.',
+    )
+    .action(async (_opts, command: Command) => {
+      const { json, ...flags } = command.optsWithGlobals<Record<string, unknown>>();
+      const config = resolveConfig(flags as ConfigFlags, io.env, argv);
+      const { runDoctor } = await import('./commands/doctor.js');
+      exit(await runDoctor(config, io, { json: json === true, flags: flags as ConfigFlags }));
+    });
+  program
     .command('sandbox')
     .description(
       'run the sandbox service (sample data) on loopback; prints its base URL and the key it accepts',

@@ -17,28 +17,10 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from './errors.js';
-import { isCertificateFailure, isProxyAuthFailure } from './net/failure-kinds.js';
+import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './net/failure-kinds.js';
 
 const CA_HINT =
   "If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) in the server's env; it is added to the default roots.";
-
-/** Node and undici error codes, in words. */
-const NETWORK_CODES: Record<string, string> = {
-  ENOTFOUND: 'DNS lookup failed: the host name does not resolve',
-  EAI_AGAIN: 'DNS lookup failed temporarily',
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection closed while sending',
-  ETIMEDOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'connection closed by the other side',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
-  UND_ERR_BODY_TIMEOUT: 'response body stalled',
-  UND_ERR_ABORTED: 'request aborted (a proxy may have refused the tunnel)',
-  UND_ERR_PRX_TLS: 'TLS to the proxy failed',
-};
 
 function attempts(facts: RequestFacts): string {
   return `${facts.attempts} attempt${facts.attempts === 1 ? '' : 's'}`;
@@ -57,7 +39,7 @@ function networkText(error: NetworkError): string {
   if (isProxyAuthFailure(error.detail)) {
     return `The proxy ${request.proxy ?? ''} asked for authentication (407) when connecting to ${request.host}. Put credentials in the proxy URL: http://user:password@proxy:port.`;
   }
-  const words = NETWORK_CODES[code] ?? error.detail;
+  const words = networkCodeWords(code) ?? error.detail;
   const hint =
     code === 'ENOTFOUND' || code === 'EAI_AGAIN'
       ? request.proxy

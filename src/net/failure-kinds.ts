@@ -1,4 +1,4 @@
-/** Kinds of connection failure that retrying cannot fix: a retry would only delay the message. */
+/** Connection failures: their codes in words, and those that retrying cannot fix. */
 
 const CERTIFICATE_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -23,4 +23,27 @@ export function isProxyAuthFailure(detail: string): boolean {
 
 export function isPermanentFailure(code: string, detail: string): boolean {
   return isCertificateFailure(code) || isProxyAuthFailure(detail);
+}
+
+/** Node and undici error codes, in words. */
+const NETWORK_CODE_WORDS: Record<string, string> = {
+  ENOTFOUND: 'DNS lookup failed: the host name does not resolve',
+  EAI_AGAIN: 'DNS lookup failed temporarily',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'connection closed by the other side',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
+  UND_ERR_BODY_TIMEOUT: 'response body stalled',
+  UND_ERR_ABORTED: 'request aborted (a proxy may have refused the tunnel)',
+  UND_ERR_PRX_TLS: 'TLS to the proxy failed',
+};
+
+/** Node's or undici's error code in words, for messages; undefined for a code not listed. */
+export function networkCodeWords(code: string): string | undefined {
+  return NETWORK_CODE_WORDS[code];
 }

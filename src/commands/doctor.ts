@@ -1,0 +1,120 @@
+/**
+ * `model-feed-mcp doctor [--json]`: what stands between this machine and the service, one check
+ * per line: Node, settings, base URL, proxy, CA certificates, DNS, TCP, TLS, the key, the rate
+ * limit. Exit 0 only when every check passed (warnings allowed).
+ */
+
+import { rootCertificates } from 'node:tls';
+import type { CliIo } from '../cli.js';
+import type { Config, ConfigFlags } from '../config.js';
+import { checkCaSources } from '../doctor/ca-check.js';
+import type { Check } from '../doctor/check.js';
+import { type AuthResult, runNetworkChecks } from '../doctor/network-checks.js';
+import { checkNodeVersion } from '../doctor/node-version.js';
+import * as probes from '../doctor/probes.js';
+import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
+import { planRoute } from '../doctor/route.js';
+import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
+import { checkSettings } from '../doctor/settings-check.js';
+import { createLogger, type Logger } from '../log.js';
+import { chooseProxy } from '../net/proxy.js';
+import { createRuntime } from '../runtime.js';
+import { NODE_ENGINES } from '../version.js';
+
+export interface DoctorOptions {
+  json: boolean;
+  /** The raw flags, so Settings can tell a flag from an env var. @default no flags */
+  flags?: ConfigFlags;
+}
+
+interface Target {
+  /** The config the checks run with: with --sandbox, pointed at the sandbox started here. */
+  config: Config;
+  sandboxUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * With --sandbox, doctor starts the sandbox itself: the runtime would start its own, but does not
+ * say where, and the DNS/TCP checks need to know.
+ */
+async function resolveTarget(config: Config, log: Logger): Promise<Target> {
+  if (!config.sandbox) return { config, sandboxUrl: undefined, close: async () => {} };
+  const { startSandbox } = await import('../sandbox/server.js');
+  const sandbox = await startSandbox({ log: (level, message) => log[level](`sandbox: ${message}`) });
+  return {
+    config: { ...config, sandbox: false, baseUrl: sandbox.url, apiKey: sandbox.key, setupError: undefined },
+    sandboxUrl: sandbox.url,
+    close: () => sandbox.close(),
+  };
+}
+
+/** One request through the same client the tools use: proxy, CA, retries and error texts included. */
+async function authenticate(config: Config, log: Logger): Promise<AuthResult> {
+  const runtime = await createRuntime(config, log);
+  try {
+    const page = await runtime.api.listChanges({ limit: 1 });
+    return { changes: page.items.length, rateLimit: runtime.api.rateLimit };
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function collectChecks(target: Target, io: CliIo, flags: ConfigFlags, log: Logger): Promise<Check[]> {
+  const { config } = target;
+  const proxyChoice = config.baseUrl ? chooseProxy(new URL(config.baseUrl), config.proxy) : undefined;
+  const extraCa = config.extraCaCerts ? await probes.readExtraCaFile(config.extraCaCerts) : undefined;
+  const local = [
+    checkNodeVersion(process.versions.node, NODE_ENGINES),
+    checkSettings({ config, flags, env: io.env, sandboxUrl: target.sandboxUrl }),
+    checkBaseUrl(config.baseUrl),
+    checkProxy(proxyChoice),
+    checkCaSources(rootCertificates.length, extraCa),
+  ];
+  const network = await runNetworkChecks(
+    {
+      route: config.baseUrl && proxyChoice ? planRoute(config.baseUrl, proxyChoice) : undefined,
+      timeoutMs: config.timeoutMs,
+      authenticate: config.apiKey ? () => authenticate(config, log) : undefined,
+    },
+    probes,
+  );
+  return [...local, ...network];
+}
+
+// As the logger does: a shorter "secret" would blank out ordinary words.
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * No check prints a key, but a value shown as found (a base URL path, say) could carry one by
+ * mistake. Blanked in each text before rendering, so JSON escaping cannot hide a key from it; and
+ * only the keys: the log redactor would also mangle the `user:password` example of the 407 advice.
+ */
+function withoutKeys(checks: readonly Check[], keys: readonly (string | undefined)[]): Check[] {
+  const secrets = keys.filter((key): key is string => key !== undefined && key.length >= MIN_SECRET_LENGTH);
+  const blank = (text: string): string =>
+    secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  return checks.map((c) => ({
+    ...c,
+    detail: blank(c.detail),
+    ...(c.fix === undefined ? {} : { fix: blank(c.fix) }),
+  }));
+}
+
+export async function runDoctor(config: Config, io: CliIo, options: DoctorOptions): Promise<number> {
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    secrets: [config.apiKey],
+    write: io.stderr,
+  });
+  const target = await resolveTarget(config, log);
+  try {
+    const found = await collectChecks(target, io, options.flags ?? {}, log);
+    const checks = withoutKeys(found, [config.apiKey, target.config.apiKey]);
+    io.stdout(options.json ? renderJson(checks) : renderText(checks));
+    return exitCodeFor(checks);
+  } finally {
+    await target.close();
+  }
+}

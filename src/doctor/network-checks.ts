@@ -1,0 +1,123 @@
+/**
+ * The network checks in the order a request meets them: DNS, TCP, TLS (through the proxy's tunnel
+ * when there is one), then an authenticated request and the rate limit it reports. Once a step
+ * fails, the later ones are reported as skipped, naming the step that stopped them.
+ */
+
+import type { Socket } from 'node:net';
+import type { RateLimitInfo } from '../api/rate-limit.js';
+import { type Check, type CheckId, skipped } from './check.js';
+import {
+  authFailed,
+  authPassed,
+  checkRateLimit,
+  dnsFailed,
+  dnsPassed,
+  type TlsStage,
+  tcpFailed,
+  tcpPassed,
+  tlsFailed,
+  tlsPassed,
+} from './network-outcomes.js';
+import type { TlsFacts } from './probes.js';
+import type { Route } from './route.js';
+
+/** The I/O the checks need; probes.ts in production, fakes in unit tests. */
+export interface Probes {
+  lookupHost(host: string, timeoutMs: number): Promise<string[]>;
+  openTcp(host: string, port: number, timeoutMs: number): Promise<Socket>;
+  openTunnel(socket: Socket, proxy: URL, authority: string, timeoutMs: number): Promise<Socket>;
+  handshake(socket: Socket, host: string, timeoutMs: number): Promise<TlsFacts>;
+}
+
+export interface AuthResult {
+  changes: number;
+  rateLimit: RateLimitInfo | undefined;
+}
+
+export interface NetworkPlan {
+  /** undefined when there is no usable base URL. */
+  route: Route | undefined;
+  /** Each step's own limit. */
+  timeoutMs: number;
+  /** One authenticated request through the real client; undefined when there is no key. */
+  authenticate: (() => Promise<AuthResult>) | undefined;
+}
+
+type Timed<T> = { ms: number } & ({ ok: true; value: T } | { ok: false; error: unknown });
+
+async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const value = await work();
+    return { ok: true, value, ms: ms() };
+  } catch (error) {
+    return { ok: false, error, ms: ms() };
+  }
+}
+
+/** The tunnel through the proxy, if any, then the handshake with the service, timed as one step. */
+async function checkTls(route: Route, socket: Socket, timeoutMs: number, probes: Probes): Promise<Check> {
+  let stage: TlsStage = route.proxy ? 'tunnel' : 'handshake';
+  const tls = await timed(async () => {
+    const channel = route.proxy
+      ? await probes.openTunnel(socket, route.proxy.url, route.service.authority, timeoutMs)
+      : socket;
+    stage = 'handshake';
+    return probes.handshake(channel, route.service.host, timeoutMs);
+  });
+  return tls.ok ? tlsPassed(route, tls.value, tls.ms) : tlsFailed(route, tls.error, tls.ms, stage);
+}
+
+const ALL_STEPS: CheckId[] = ['dns', 'tcp', 'tls', 'auth', 'rate-limit'];
+
+export async function runNetworkChecks(plan: NetworkPlan, probes: Probes): Promise<Check[]> {
+  const { route, timeoutMs } = plan;
+  if (route === undefined) {
+    return ALL_STEPS.map((id) => skipped(id, 'no usable base URL (see Settings)'));
+  }
+  const checks: Check[] = [];
+  /** Why later steps cannot run: the first step that failed. */
+  let stopper: string | undefined;
+  const record = (result: Check): void => {
+    checks.push(result);
+    if (result.status === 'fail') stopper ??= `${result.title} failed`;
+  };
+
+  const dns = await timed(() => probes.lookupHost(route.connect.host, timeoutMs));
+  record(dns.ok ? dnsPassed(route, dns.value, dns.ms) : dnsFailed(route, dns.error, dns.ms));
+
+  let socket: Socket | undefined;
+  try {
+    if (stopper) {
+      record(skipped('tcp', stopper));
+    } else {
+      const tcp = await timed(() => probes.openTcp(route.connect.host, route.connect.port, timeoutMs));
+      if (tcp.ok) socket = tcp.value;
+      record(tcp.ok ? tcpPassed(route, tcp.ms) : tcpFailed(route, tcp.error, tcp.ms));
+    }
+    // Plain http is allowed to loopback only, which is never proxied: no TLS, no tunnel to check.
+    if (route.service.https) {
+      record(
+        stopper === undefined && socket !== undefined
+          ? await checkTls(route, socket, timeoutMs, probes)
+          : skipped('tls', stopper ?? 'TCP failed'),
+      );
+    }
+  } finally {
+    socket?.destroy();
+  }
+
+  const authenticate = stopper === undefined ? plan.authenticate : undefined;
+  if (authenticate === undefined) {
+    const reason = stopper ?? 'no API key (see Settings)';
+    record(skipped('auth', reason));
+    record(skipped('rate-limit', reason));
+    return checks;
+  }
+  const auth = await timed(authenticate);
+  record(auth.ok ? authPassed(auth.value.changes, auth.ms) : authFailed(auth.error, auth.ms));
+  record(auth.ok ? checkRateLimit(auth.value.rateLimit) : skipped('rate-limit', 'Authentication failed'));
+  return checks;
+}

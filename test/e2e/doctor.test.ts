@@ -1,0 +1,224 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { makeCertificates, type TestCertificates } from '../support/certs.js';
+import { type HttpsSandbox, startHttpsSandbox } from '../support/https-sandbox.js';
+import { startProxy, type TestProxy } from '../support/proxy.js';
+import { run, scrubbedEnv } from './harness.js';
+
+interface DoctorCheck {
+  id: string;
+  title: string;
+  status: 'pass' | 'warn' | 'fail' | 'skip';
+  detail: string;
+  fix?: string;
+  ms?: number;
+}
+
+// A name no DNS server knows: only the proxy's own table resolves it.
+const HOST = 'feed.internal.test';
+const TLS_KEY = 'mfsk_doctor_behind_proxy_0123456789';
+const PROXY_USER = 'alice';
+const PROXY_PASSWORD = 's3cr3t-pr0xy';
+
+let sandbox: Sandbox;
+let certs: TestCertificates;
+let httpsService: HttpsSandbox;
+let proxy: TestProxy;
+
+beforeAll(async () => {
+  certs = makeCertificates(HOST);
+  [sandbox, httpsService, proxy] = await Promise.all([
+    startSandbox(),
+    startHttpsSandbox(certs, TLS_KEY),
+    startProxy({ hosts: { [HOST]: '127.0.0.1' }, credentials: `${PROXY_USER}:${PROXY_PASSWORD}` }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([sandbox?.close(), httpsService?.close(), proxy?.close()]);
+});
+
+/** `doctor --json` with only the given env; bounded: every step has a 3 s limit. */
+async function doctor(env: Record<string, string>, args: string[] = []) {
+  const out = await run(
+    ['doctor', '--json', ...args],
+    scrubbedEnv({ MODEL_FEED_TIMEOUT_MS: '3000', ...env }),
+  );
+  const report = JSON.parse(out.stdout) as { ok: boolean; checks: DoctorCheck[] };
+  const check = (id: string): DoctorCheck => {
+    const found = report.checks.find((c) => c.id === id);
+    if (!found) throw new Error(`no ${id} check in ${out.stdout}`);
+    return found;
+  };
+  return { ...out, report, check };
+}
+
+const sandboxEnv = () => ({ MODEL_FEED_BASE_URL: sandbox.url, MODEL_FEED_API_KEY: sandbox.key });
+const proxyUrl = () => `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
+const httpsEnv = () => ({
+  MODEL_FEED_BASE_URL: `https://${HOST}:${httpsService.port}`,
+  MODEL_FEED_API_KEY: TLS_KEY,
+  HTTPS_PROXY: proxyUrl(),
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('model-feed-mcp doctor', () => {
+  it('passes against the sandbox: every check, the tier and the calls left, and never the key', async () => {
+    const out = await doctor(sandboxEnv());
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.report.ok).toBe(true);
+    expect(out.report.checks.map((c) => c.id)).toEqual([
+      'node',
+      'settings',
+      'base-url',
+      'proxy',
+      'ca',
+      'dns',
+      'tcp',
+      'auth',
+      'rate-limit',
+    ]);
+    expect(out.report.checks.filter((c) => c.status !== 'pass' && c.status !== 'warn')).toEqual([]);
+    expect(out.check('rate-limit').detail).toMatch(/^tier free: \d+ of 1000 calls left today$/);
+    expect(out.check('settings').detail).toMatch(/API key mfsk…\w{4} \(\d+ chars, sha256 [0-9a-f]{8}\)/);
+    expect(out.stdout + out.stderr).not.toContain(sandbox.key);
+  });
+
+  it('prints one aligned line per check in text mode, without color codes', async () => {
+    const out = await run(['doctor'], scrubbedEnv(sandboxEnv()));
+    expect(out.code, out.stdout).toBe(0);
+    const lines = out.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^✔ Node\.js {10}\d+\.\d+\.\d+ satisfies >=\d+\.\d+\.\d+$/);
+    expect(lines.slice(0, -1).every((line) => line.startsWith('✔ '))).toBe(true);
+    expect(lines.at(-1)).toBe('All 9 checks passed.');
+    expect(out.stdout).not.toContain('\u001b[');
+    expect(out.stdout + out.stderr).not.toContain(sandbox.key);
+  });
+
+  it('checks an in-process sandbox with --sandbox', async () => {
+    const out = await doctor({}, ['--sandbox']);
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.check('settings').detail).toMatch(/^--sandbox: /);
+  });
+
+  it('fails on a revoked key, saying it was rejected', async () => {
+    const revoked = 'mfsk_doctor_revoked_0123456789abcdef';
+    sandbox.addKey(revoked, 'free');
+    sandbox.revokeKey(revoked);
+    const out = await doctor({ ...sandboxEnv(), MODEL_FEED_API_KEY: revoked });
+    expect(out.code).toBe(1);
+    expect(out.check('tcp').status).toBe('pass');
+    expect(out.check('auth')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('HTTP 401'),
+      fix: expect.stringMatching(/rejected the API key .*missing, wrong or revoked/),
+    });
+    expect(out.check('rate-limit').status).toBe('skip');
+    expect(out.stdout + out.stderr).not.toContain(revoked);
+  });
+
+  it('names a refused connection to an unreachable host and skips what depends on it', async () => {
+    const port = await closedPort();
+    const out = await doctor({
+      MODEL_FEED_BASE_URL: `http://127.0.0.1:${port}`,
+      MODEL_FEED_API_KEY: 'mfsk_x_0123456789',
+    });
+    expect(out.code).toBe(1);
+    expect(out.check('tcp')).toMatchObject({
+      status: 'fail',
+      detail: `127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+    });
+    expect(out.check('auth')).toMatchObject({ status: 'skip', detail: 'skipped: TCP failed' });
+  });
+
+  it('without the private CA: the TLS check names the certificate problem and NODE_EXTRA_CA_CERTS', async () => {
+    const out = await doctor(httpsEnv());
+    expect(out.code).toBe(1);
+    const tls = out.check('tls');
+    expect(tls.status).toBe('fail');
+    expect(tls.detail).toMatch(
+      /^certificate of feed\.internal\.test not accepted: .*\((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/,
+    );
+    expect(tls.fix).toMatch(
+      /^TLS certificate problem connecting to feed\.internal\.test:\d+ via proxy .*NODE_EXTRA_CA_CERTS/,
+    );
+    expect(out.check('auth').detail).toBe('skipped: TLS failed');
+    expect(out.stdout + out.stderr).not.toContain(PROXY_PASSWORD);
+  });
+
+  it('with NODE_EXTRA_CA_CERTS and HTTPS_PROXY: passes, saying which proxy, why, and who resolves the name', async () => {
+    proxy.connects.length = 0;
+    const out = await doctor({ ...httpsEnv(), NODE_EXTRA_CA_CERTS: certs.caFile });
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.check('proxy').detail).toBe(`via http://***@127.0.0.1:${proxy.port} (from HTTPS_PROXY)`);
+    expect(out.check('dns').detail).toBe(
+      'proxy 127.0.0.1 → 127.0.0.1; feed.internal.test itself is resolved by the proxy',
+    );
+    expect(out.check('ca').detail).toMatch(/\+ 1 certificate from NODE_EXTRA_CA_CERTS/);
+    expect(out.check('tls').detail).toMatch(
+      /^certificate of feed\.internal\.test verified, issued by model-feed-mcp test CA .*through a CONNECT tunnel via http:\/\/\*\*\*@127\.0\.0\.1:\d+$/,
+    );
+    // The TLS probe's tunnel and the authenticated request's both carried the proxy credentials.
+    expect(proxy.connects.map((c) => c.proxyAuthorization)).toEqual([
+      `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
+      `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
+    ]);
+    expect(out.stdout + out.stderr).not.toContain(PROXY_PASSWORD);
+    expect(out.stdout + out.stderr).not.toContain(TLS_KEY);
+  });
+
+  it('a proxy that wants credentials: says to put them in the proxy URL', async () => {
+    const out = await doctor({
+      ...httpsEnv(),
+      HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
+      NODE_EXTRA_CA_CERTS: certs.caFile,
+    });
+    expect(out.code).toBe(1);
+    expect(out.check('tls').fix).toMatch(
+      /asked for authentication \(407\).*http:\/\/user:password@proxy:port/,
+    );
+  });
+
+  it('a NODE_EXTRA_CA_CERTS file that is not there: Node ignores it, and doctor says so', async () => {
+    const out = await doctor({ ...sandboxEnv(), NODE_EXTRA_CA_CERTS: '/nonexistent/corp-ca.pem' });
+    expect(out.code).toBe(1);
+    expect(out.check('ca')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('NODE_EXTRA_CA_CERTS=/nonexistent/corp-ca.pem cannot be read (ENOENT)'),
+    });
+  });
+
+  it('fails without a key, naming MODEL_FEED_API_KEY, and still checks the connection', async () => {
+    const out = await doctor({ MODEL_FEED_BASE_URL: sandbox.url });
+    expect(out.code).toBe(1);
+    expect(out.check('settings')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringMatching(/^No API key: set MODEL_FEED_API_KEY/),
+    });
+    expect(out.check('tcp').status).toBe('pass');
+    expect(out.check('auth').detail).toBe('skipped: no API key (see Settings)');
+  });
+
+  it('never prints the key, even where a setting carries it by mistake', async () => {
+    const out = await doctor({ ...sandboxEnv(), MODEL_FEED_BASE_URL: `${sandbox.url}/${sandbox.key}` });
+    expect(out.code).toBe(1);
+    expect(out.check('base-url').detail).toContain('path /[redacted]');
+    expect(out.stdout + out.stderr).not.toContain(sandbox.key);
+  });
+
+  it('warns when the key is in the command line, without printing it', async () => {
+    const out = await run(['doctor', `MODEL_FEED_API_KEY=${sandbox.key}`], scrubbedEnv(sandboxEnv()));
+    expect(out.code, out.stdout).toBe(0);
+    expect(out.stdout).toMatch(/^! Settings .*WARNING: the API key appears in the command-line arguments/m);
+    expect(out.stdout).toMatch(/^ +→ Remove the key from the command line/m);
+    expect(out.stdout + out.stderr).not.toContain(sandbox.key);
+  });
+});
