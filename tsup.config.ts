@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
@@ -12,29 +14,66 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
  * server never uses (it passes its own validator). Resolving that module to a stub keeps Ajv and
  * its formats out of the bundle and out of start-up.
  */
-const stubAjvProvider = {
+const stubAjvProvider: Plugin = {
   name: 'stub-ajv-provider',
-  setup(build: { onResolve: (o: { filter: RegExp }, cb: () => { path: string }) => void }) {
+  setup(build) {
     build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, () => ({
       path: fileURLToPath(new URL('./scripts/ajv-provider-stub.js', import.meta.url)),
     }));
   },
 };
 
+/**
+ * What the stdio server does not need to answer `tools/list` lives in chunks of its own, required
+ * on first use: undici (the first upstream request) and the sandbox (`sandbox`, `--sandbox`).
+ * Start-up then neither parses nor compiles them. Each chunk is self-contained: they share no
+ * objects with the main bundle beyond plain data and callbacks.
+ */
+const lazyChunks: Plugin = {
+  name: 'lazy-chunks',
+  setup(build) {
+    build.onResolve({ filter: /^undici$/ }, ({ importer }) =>
+      importer.endsWith('/src/net/fetch.ts') ? { path: './undici.cjs', external: true } : undefined,
+    );
+    build.onResolve({ filter: /\/sandbox\/server\.js$/ }, ({ importer }) =>
+      importer.includes('/src/sandbox/') ? undefined : { path: './sandbox.cjs', external: true },
+    );
+  },
+};
+
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    undici: 'node_modules/undici/index.js',
+    sandbox: 'src/sandbox/server.ts',
+  },
   format: ['cjs'],
   platform: 'node',
   target: 'node20',
-  // Zero runtime dependencies: everything the CLI runs is in the bundle.
+  // Zero runtime dependencies: everything the CLI runs is in dist/.
   noExternal: [/.*/],
   define: {
     __PACKAGE_VERSION__: JSON.stringify(pkg.version),
     __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
   },
-  dts: true,
+  minify: true,
+  // `import()` becomes `require()`: the bin compiles the bundle with vm.Script (for V8's code
+  // cache on Node 20), where a native dynamic import has no loader to call.
+  esbuildOptions(options) {
+    options.supported = { ...options.supported, 'dynamic-import': false };
+  },
+  dts: { entry: { index: 'src/index.ts' } },
   clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [stubAjvProvider],
+  esbuildPlugins: [stubAjvProvider, lazyChunks],
+  // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
+  // cost more than the cache saves.
+  async onSuccess() {
+    const bundle = readFileSync('dist/index.cjs');
+    writeFileSync(
+      'dist/index.cjs.build-hash',
+      createHash('sha256').update(bundle).digest('hex').slice(0, 16),
+    );
+  },
 });

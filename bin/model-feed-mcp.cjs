@@ -15,12 +15,17 @@ if (tooOld) {
   process.exit(1);
 }
 
-require('../dist/index.cjs')
+require('./load-bundle.cjs')(require('node:path').join(__dirname, '../dist/index.cjs'))
   .main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
   })
   .then((code) => {
-    if (code !== undefined) process.exitCode = code;
+    // undefined: the stdio server, which runs until its input ends.
+    if (code === undefined) return;
+    process.exitCode = code;
+    // A one-shot command (call, doctor) is done; a DNS lookup past its timeout cannot be cancelled
+    // and must not hold the process.
+    setTimeout(() => process.exit(code), 200).unref();
   });

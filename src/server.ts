@@ -14,7 +14,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FeedApi } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
 import { describeError } from './describe-error.js';

@@ -7,7 +7,7 @@
  * produces then always satisfies them.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const EVENT_TYPES = [
   'new_model',

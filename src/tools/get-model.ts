@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors.js';
 import { closestIds, findModel } from './model-lookup.js';
 import { GetModelOutput } from './output-schemas.js';

@@ -5,7 +5,7 @@
  * subset) trip on the first; the rest is noise that costs the model context on every session.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type JsonSchema = { [keyword: string]: unknown };
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_TYPES } from '../api/schemas.js';
 import { ChangesOutput } from './output-schemas.js';
 import { renderChanges } from './render.js';

@@ -5,7 +5,7 @@
  * context budget: the whole `tools/list` answer costs a model about 1,200 tokens, no more.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { ChangeEventSchema, ModelSchema, PriceHistorySchema, PricePointSchema } from '../api/schemas.js';
 
 const ChangeSummary = ChangeEventSchema.pick({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModelsOutput } from './output-schemas.js';
 import { renderModels } from './render.js';
 import { defineTool } from './tool.js';

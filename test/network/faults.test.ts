@@ -1,6 +1,7 @@
 /**
- * The resilience contract over real sockets: undici's fetch on its own dispatcher (as in
- * production) against a scripted loopback server.
+ * The resilience contract over real sockets, with the production fetch on both of its paths:
+ * direct (node:http) and through a forwarding proxy (undici's ProxyAgent, CONNECT), against a
+ * scripted loopback server.
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,23 +10,29 @@ import { describeError } from '../../src/describe-error.js';
 import { silentLogger } from '../../src/log.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
 import { type FaultServer, json, startFaultServer } from '../support/fault-server.js';
+import { startProxy, type TestProxy } from '../support/proxy.js';
 
 const KEY = 'mfsk_faults_0123456789abcdef';
 const page = { items: [], nextCursor: null, latest: null };
 
 let server: FaultServer;
+let proxy: TestProxy;
 let network: NetworkFetch;
+let proxyUrl: string | undefined;
 
 beforeAll(async () => {
   server = await startFaultServer((_req, res) => json(res, 200, page));
+  proxy = await startProxy({ hosts: { '127.0.0.1': '127.0.0.1' } });
 });
 afterEach(async () => {
   await network?.close();
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await Promise.all([server.close(), proxy.close()]);
+});
 
 function api(timeoutMs = 5000, now?: () => number): FeedApi {
-  network = createNetworkFetch(undefined);
+  network = createNetworkFetch(proxyUrl);
   return createApiClient({
     baseUrl: server.url,
     apiKey: KEY,
@@ -45,7 +52,11 @@ const failure = (promise: Promise<unknown>) =>
     (e: unknown) => e,
   );
 
-describe('faults over real sockets', () => {
+describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (route) => {
+  beforeAll(() => {
+    proxyUrl = route === 'direct' ? undefined : proxy.url;
+  });
+
   it('503 twice then 200: one successful result', async () => {
     server.setHandler((_req, res, attempt) =>
       attempt < 3 ? json(res, 503, { error: 'busy' }) : json(res, 200, { ...page, latest: 7 }),
