@@ -18,6 +18,17 @@ export { type Config, type ConfigFlags, resolveConfig } from './config.js';
 export { describeError } from './describe-error.js';
 export * from './errors.js';
 export { createLogger, type Logger, type LoggerOptions } from './log.js';
+export { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
+export { chooseProxy, type ProxyChoice } from './net/proxy.js';
+export type { Sandbox, SandboxOptions } from './sandbox/server.js';
 export { callTool, createServer, listTools, type ServerDeps } from './server.js';
 export { runStdio, StdioTransport } from './stdio.js';
 export { VERSION } from './version.js';
+
+/** Starts the sandbox service (loaded on first use: it carries the bundled data set). */
+export async function startSandbox(
+  options?: import('./sandbox/server.js').SandboxOptions,
+): Promise<import('./sandbox/server.js').Sandbox> {
+  const sandbox = await import('./sandbox/server.js');
+  return sandbox.startSandbox(options);
+}

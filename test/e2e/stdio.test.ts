@@ -72,6 +72,10 @@ describe('the CLI over stdio, with the SDK client, against the sandbox', () => {
       expect(request.path).toBe('/api/v1/changes');
       expect(request.query).toEqual({ since: '0', type: 'price_change', model: 'openai', limit: '2' });
       expect(request.headers.authorization).toBe(`Bearer ${sandbox.key}`);
+      // One version everywhere: the User-Agent carries package.json's.
+      expect(request.headers['user-agent']).toMatch(
+        new RegExp(`^model-feed-mcp/${pkg.version.replaceAll('.', '\\.')} \\(node `),
+      );
 
       const seen: string[] = [];
       let since = 0;

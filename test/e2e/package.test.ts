@@ -1,0 +1,130 @@
+/**
+ * The published package as a user gets it: `npm pack`, installed into an empty folder with no
+ * network (the registry points nowhere and npm is offline), then run through `npx`, and required
+ * and imported as a library. Runs on the Node the suite is given (CI: Node 20, then Node 24).
+ */
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NODE } from './harness.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+
+let project: string;
+let env: Record<string, string>;
+let shipped: string[];
+
+beforeAll(() => {
+  const work = mkdtempSync(join(tmpdir(), 'model-feed-mcp-pack-'));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  ) as { filename: string; files: { path: string }[] }[];
+  shipped = packed!.files.map((f) => f.path).sort();
+  project = join(work, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  // The Node under test runs npm and npx too; nothing can reach a registry.
+  env = {
+    PATH: `${dirname(NODE)}:${process.env.PATH ?? ''}`,
+    HOME: work,
+    npm_config_cache: join(work, 'npm-cache'),
+    npm_config_registry: 'http://127.0.0.1:9/',
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  execFileSync('npm', ['install', join(work, packed!.filename)], { cwd: project, env, stdio: 'pipe' });
+}, 120_000);
+
+describe('the packed tarball, installed offline', () => {
+  it('runs through npx and answers tools/list over stdio', async () => {
+    const client = new Client({ name: 'package-test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: 'npx',
+        args: ['--offline', '--no-install', 'model-feed-mcp'],
+        cwd: project,
+        env: {
+          ...env,
+          MODEL_FEED_API_KEY: 'mfsk_package_test_0123456789',
+          MODEL_FEED_BASE_URL: 'https://feed.invalid',
+        },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: pkg.name, version: pkg.version });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['list_model_changes', 'get_model', 'search_models']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('has no runtime dependencies and ships only what runs', () => {
+    const installed = JSON.parse(
+      readFileSync(join(project, 'node_modules', pkg.name, 'package.json'), 'utf8'),
+    ) as {
+      dependencies?: object;
+    };
+    expect(installed.dependencies ?? {}).toEqual({});
+    expect(shipped).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'bin/load-bundle.cjs',
+      'bin/model-feed-mcp.cjs',
+      'dist/index.cjs',
+      'dist/index.cjs.build-hash',
+      'dist/index.d.cts',
+      'dist/sandbox.cjs',
+      'dist/undici.cjs',
+      'package.json',
+    ]);
+  });
+
+  it('keeps its V8 code cache beside the installed bundle after a run', () => {
+    const dist = readdirSync(join(project, 'node_modules', pkg.name, 'dist'));
+    expect(dist.filter((f) => f.endsWith('.v8cache'))).toHaveLength(1);
+  });
+
+  it('is a library too, from require and from import, with the sandbox loaded on demand', () => {
+    const script = `
+      const { createServer, listTools, startSandbox, VERSION } = MODULE;
+      if (VERSION !== ${JSON.stringify(pkg.version)}) throw new Error('version ' + VERSION);
+      if (listTools().length !== 3 || typeof createServer !== 'function') throw new Error('api');
+      startSandbox().then(async (sandbox) => {
+        const res = await fetch(sandbox.url + '/api/v1/models', { headers: { authorization: 'Bearer ' + sandbox.key } });
+        process.stdout.write(String((await res.json()).total));
+        await sandbox.close();
+      });`;
+    const required = execFileSync(NODE, ['-e', script.replace('MODULE', "require('model-feed-mcp')")], {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+    });
+    expect(Number(required)).toBeGreaterThan(50);
+    const imported = execFileSync(
+      NODE,
+      ['--input-type=module', '-e', `import * as m from 'model-feed-mcp';${script.replace('MODULE', 'm')}`],
+      {
+        cwd: project,
+        env,
+        encoding: 'utf8',
+      },
+    );
+    expect(imported).toBe(required);
+  });
+});
