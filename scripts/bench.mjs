@@ -157,9 +157,14 @@ async function externalSandbox() {
  * A minimal JSON-RPC client over the server's stdio: it measures the runner, not a client
  * library's own work (the SDK's Client validates every result against its output schema).
  */
-function rawSession(sandbox, extraArgs) {
-  const child = spawn(process.execPath, [bin, ...extraArgs], {
-    env: { PATH: process.env.PATH ?? '', MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url },
+function rawSession(sandbox, args, extraEnv = {}) {
+  const child = spawn(process.execPath, args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      MODEL_FEED_API_KEY: sandbox.key,
+      MODEL_FEED_BASE_URL: sandbox.url,
+      ...extraEnv,
+    },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const waiting = new Map();
@@ -197,7 +202,7 @@ function rawSession(sandbox, extraArgs) {
 
 async function perCall() {
   const sandbox = await externalSandbox();
-  const server = rawSession(sandbox, ['--cache-ttl', '0']);
+  const server = rawSession(sandbox, [bin, '--cache-ttl', '0']);
   await server.start();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const rows = [];
@@ -208,22 +213,40 @@ async function perCall() {
     pings.push(performance.now() - t);
   }
   for (const [tool, args] of Object.entries(TOOL_CALLS)) {
+    const forwarder = rawSession(sandbox, [`${root}scripts/bench-forwarder.cjs`], {
+      BENCH_FORWARD_PATHS: JSON.stringify(DIRECT[tool]),
+    });
+    await forwarder.start();
     const viaTool = [];
+    const viaForwarder = [];
     const direct = [];
+    // Interleaved, so that drift on a shared machine hits all three alike.
     for (let i = 0; i < 350; i++) {
       let t = performance.now();
       const answer = await server.rpc('tools/call', { name: tool, arguments: args });
       if (answer.result?.isError) throw new Error(`${tool} failed: ${answer.result.content[0].text}`);
       const toolMs = performance.now() - t;
       t = performance.now();
+      await forwarder.rpc('tools/call', { name: tool, arguments: args });
+      const forwarderMs = performance.now() - t;
+      t = performance.now();
       for (const path of DIRECT[tool]) await directGet(sandbox, agent, path);
-      // The first 50 of each warm up both paths (JIT, connections) and are not counted.
+      // The first 50 of each warm up all paths (JIT, connections) and are not counted.
       if (i >= 50) {
         viaTool.push(toolMs);
+        viaForwarder.push(forwarderMs);
         direct.push(performance.now() - t);
       }
     }
-    rows.push([tool, ms(median(viaTool)), ms(median(direct)), ms(median(viaTool) - median(direct))]);
+    await forwarder.close();
+    const base = median(direct);
+    rows.push([
+      tool,
+      ms(median(viaTool)),
+      ms(base),
+      ms(median(viaTool) - base),
+      ms(median(viaForwarder) - base),
+    ]);
   }
   agent.destroy();
   await server.close();
@@ -379,7 +402,7 @@ const sandbox = await startSandbox({ tier: 'pro' });
 try {
   section('Per-call latency over stdio, cache off, against direct keep-alive requests (medians of 300)');
   const latency = await perCall();
-  table(['tool', 'tool call', 'direct request(s)', 'overhead'], latency.rows);
+  table(['tool', 'tool call', 'direct request(s)', 'overhead', 'reference: minimal forwarder'], latency.rows);
   console.log(
     `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
   );

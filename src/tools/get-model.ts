@@ -34,7 +34,7 @@ export const getModel = defineTool({
       const how = match.matchedBy === 'id' ? 'catalog id' : 'Hugging Face id';
       return {
         structured: { catalogStatus: 'listed', matchedBy: match.matchedBy, model: match.model, priceHistory },
-        text: `${modelLine(match.model)}\nCatalog: listed (matched by ${how}).\n${renderPriceHistory(priceHistory)}`,
+        text: `${modelLine(match.model)}\nListed; matched by ${how}.\n${renderPriceHistory(priceHistory)}`,
       };
     } catch (error) {
       // The history endpoint has the last word on catalog membership: a model that left the

@@ -63,7 +63,7 @@ export function closestIds(models: readonly Model[], rawId: string, max = 3): st
   });
   return scored
     .filter((s) => s.score <= 0.5)
-    .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id))
+    .sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .slice(0, max)
     .map((s) => s.id);
 }

@@ -14,6 +14,14 @@ export function usd(value: number | null | undefined): string {
   return value === null || value === undefined ? '?' : `$${Number(value.toFixed(4))}`;
 }
 
+/**
+ * 128000 → "128,000". Not toLocaleString: that wakes ICU, whose data pages in megabytes of the
+ * node binary for the rest of the session.
+ */
+export function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
@@ -66,7 +74,7 @@ export function modelLine(model: Model): string {
     facts.push(
       `in ${usd(model.pricing.inputPerMillion)} / out ${usd(model.pricing.outputPerMillion)} per 1M tokens`,
     );
-  if (model.contextLength !== null) facts.push(`context ${model.contextLength.toLocaleString('en-US')}`);
+  if (model.contextLength !== null) facts.push(`context ${thousands(model.contextLength)}`);
   if (model.attention?.rank !== null && model.attention?.rank !== undefined)
     facts.push(`attention #${model.attention.rank}`);
   if (model.huggingfaceId) facts.push(`hf ${model.huggingfaceId}`);
@@ -84,7 +92,7 @@ export function renderModels(items: readonly Model[], total: number, args: Model
   const filters = [
     args.vendor && `vendor=${args.vendor}`,
     args.maxInputPrice !== undefined && `input <= ${usd(args.maxInputPrice)}/1M`,
-    args.minContext !== undefined && `context >= ${args.minContext.toLocaleString('en-US')}`,
+    args.minContext !== undefined && `context >= ${thousands(args.minContext)}`,
   ].filter(Boolean);
   const scope = filters.length ? ` matching ${filters.join(', ')}` : '';
   const lines = [`${items.length} of ${count(total, 'model')}${scope}, by attention:`];

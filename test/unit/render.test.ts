@@ -6,6 +6,7 @@ import {
   renderChanges,
   renderModels,
   renderPriceHistory,
+  thousands,
 } from '../../src/tools/render.js';
 import { changeEvent, model } from '../fixtures.js';
 
@@ -62,5 +63,17 @@ describe('text renderings', () => {
         ],
       }),
     ).toBe('Price history (USD per 1M tokens): 2024-05-13 in $5 / out $15; 2024-08-06 in $2.5 / out $10');
+  });
+});
+
+describe('thousands', () => {
+  it('groups digits without Intl', () => {
+    expect([0, 999, 1000, 128000, 1050000].map(thousands)).toEqual([
+      '0',
+      '999',
+      '1,000',
+      '128,000',
+      '1,050,000',
+    ]);
   });
 });
