@@ -148,7 +148,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       const { json, ...flags } = command.optsWithGlobals<Record<string, unknown>>();
       const config = resolveConfig(flags as ConfigFlags, io.env, argv);
       const { runDoctor } = await import('./commands/doctor.js');
-      exit(await runDoctor(config, io, { json: json === true, flags: flags as ConfigFlags }));
+      exit(await runDoctor(config, io, { json: json === true }));
     });
   program
     .command('sandbox')

@@ -63,6 +63,16 @@ export interface Config {
   readonly sandbox: boolean;
   /** True when argv seems to carry the key (doctor warns: it leaks into process lists). */
   readonly keyInArgv: boolean;
+  /** Where each setting came from: the flag or env var that set it; absent means the default. */
+  readonly sources: Readonly<SettingSources>;
+}
+
+export interface SettingSources {
+  baseUrl?: string;
+  timeout?: string;
+  cacheTtl?: string;
+  logLevel?: string;
+  logFormat?: string;
 }
 
 /** Raw flag values, as the CLI parser hands them over (strings, unvalidated). */
@@ -255,29 +265,34 @@ function argvHasKey(argv: readonly string[], apiKey: string | undefined): boolea
 }
 
 export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly string[] = []): Config {
+  const sources: SettingSources = {};
+  const from = (key: keyof SettingSources, source: Source | undefined): Source | undefined => {
+    if (source) sources[key] = source.origin;
+    return source;
+  };
   const timeoutMs = integerSetting(
-    pick(flags.timeout, '--timeout', env, ENV.timeout),
+    from('timeout', pick(flags.timeout, '--timeout', env, ENV.timeout)),
     DEFAULTS.timeoutMs,
     { min: 1, max: 600_000, unit: 'milliseconds' },
     ENV.timeout,
     '--timeout',
   );
   const cacheTtlS = integerSetting(
-    pick(flags.cacheTtl, '--cache-ttl', env, ENV.cacheTtl),
+    from('cacheTtl', pick(flags.cacheTtl, '--cache-ttl', env, ENV.cacheTtl)),
     DEFAULTS.cacheTtlS,
     { min: 0, max: 86_400, unit: 'seconds' },
     ENV.cacheTtl,
     '--cache-ttl',
   );
   const logLevel = choiceSetting(
-    pick(flags.logLevel, '--log-level', env, ENV.logLevel),
+    from('logLevel', pick(flags.logLevel, '--log-level', env, ENV.logLevel)),
     DEFAULTS.logLevel,
     LOG_LEVELS,
     ENV.logLevel,
     '--log-level',
   );
   const logFormat = choiceSetting(
-    pick(flags.logFormat, '--log-format', env, ENV.logFormat),
+    from('logFormat', pick(flags.logFormat, '--log-format', env, ENV.logFormat)),
     DEFAULTS.logFormat,
     LOG_FORMATS,
     ENV.logFormat,
@@ -301,7 +316,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
 
   const sandbox = flags.sandbox === true;
   const key = checkApiKey(env);
-  const base = checkBaseUrl(pick(flags.baseUrl, '--base-url', env, ENV.baseUrl));
+  const base = checkBaseUrl(from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl)));
   return Object.freeze({
     apiKey: key.apiKey,
     baseUrl: base.baseUrl,
@@ -315,5 +330,6 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     extraCaCerts: envValue(env, 'NODE_EXTRA_CA_CERTS'),
     sandbox,
     keyInArgv: argvHasKey(argv, key.apiKey),
+    sources: Object.freeze(sources),
   });
 }

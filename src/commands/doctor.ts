@@ -6,7 +6,7 @@
 
 import { rootCertificates } from 'node:tls';
 import type { CliIo } from '../cli.js';
-import type { Config, ConfigFlags } from '../config.js';
+import type { Config } from '../config.js';
 import { checkCaSources } from '../doctor/ca-check.js';
 import type { Check } from '../doctor/check.js';
 import { type AuthResult, runNetworkChecks } from '../doctor/network-checks.js';
@@ -23,8 +23,6 @@ import { NODE_ENGINES } from '../version.js';
 
 export interface DoctorOptions {
   json: boolean;
-  /** The raw flags, so Settings can tell a flag from an env var. @default no flags */
-  flags?: ConfigFlags;
 }
 
 interface Target {
@@ -60,13 +58,13 @@ async function authenticate(config: Config, log: Logger): Promise<AuthResult> {
   }
 }
 
-async function collectChecks(target: Target, io: CliIo, flags: ConfigFlags, log: Logger): Promise<Check[]> {
+async function collectChecks(target: Target, io: CliIo, log: Logger): Promise<Check[]> {
   const { config } = target;
   const proxyChoice = config.baseUrl ? chooseProxy(new URL(config.baseUrl), config.proxy) : undefined;
   const extraCa = config.extraCaCerts ? await probes.readExtraCaFile(config.extraCaCerts) : undefined;
   const local = [
     checkNodeVersion(process.versions.node, NODE_ENGINES),
-    checkSettings({ config, flags, env: io.env, sandboxUrl: target.sandboxUrl }),
+    checkSettings({ config, env: io.env, sandboxUrl: target.sandboxUrl }),
     checkBaseUrl(config.baseUrl),
     checkProxy(proxyChoice),
     checkCaSources(rootCertificates.length, extraCa),
@@ -110,7 +108,7 @@ export async function runDoctor(config: Config, io: CliIo, options: DoctorOption
   });
   const target = await resolveTarget(config, log);
   try {
-    const found = await collectChecks(target, io, options.flags ?? {}, log);
+    const found = await collectChecks(target, io, log);
     const checks = withoutKeys(found, [config.apiKey, target.config.apiKey]);
     io.stdout(options.json ? renderJson(checks) : renderText(checks));
     return exitCodeFor(checks);

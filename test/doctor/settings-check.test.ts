@@ -1,29 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
 import { describeError } from '../../src/describe-error.js';
-import { checkSettings, settingOrigin } from '../../src/doctor/settings-check.js';
+import { checkSettings } from '../../src/doctor/settings-check.js';
 
 const KEY = 'mfsk_live_0123456789abcdef0123';
 const BASE = 'https://feed.example.com';
 
 function settings(flags: Record<string, string | boolean>, env: Record<string, string>, argv: string[] = []) {
   const config = resolveConfig(flags, env, argv);
-  return checkSettings({ config, flags, env, sandboxUrl: undefined });
+  return checkSettings({ config, env, sandboxUrl: undefined });
 }
-
-describe('settingOrigin', () => {
-  it('names the flag over the env var, and undefined for the default', () => {
-    expect(settingOrigin('500', '--timeout', { MODEL_FEED_TIMEOUT_MS: '9' }, 'MODEL_FEED_TIMEOUT_MS')).toBe(
-      '--timeout',
-    );
-    expect(
-      settingOrigin(undefined, '--timeout', { MODEL_FEED_TIMEOUT_MS: '9' }, 'MODEL_FEED_TIMEOUT_MS'),
-    ).toBe('MODEL_FEED_TIMEOUT_MS');
-    expect(settingOrigin(' ', '--timeout', { MODEL_FEED_TIMEOUT_MS: '' }, 'MODEL_FEED_TIMEOUT_MS')).toBe(
-      undefined,
-    );
-  });
-});
 
 describe('the Settings check', () => {
   it('lists every setting with its origin, the key only masked', () => {
@@ -42,7 +28,6 @@ describe('the Settings check', () => {
     const config = resolveConfig({}, { MODEL_FEED_BASE_URL: BASE });
     const result = checkSettings({
       config,
-      flags: {},
       env: { MODEL_FEED_BASE_URL: BASE },
       sandboxUrl: undefined,
     });
@@ -74,7 +59,6 @@ describe('the Settings check', () => {
     const config = resolveConfig({ sandbox: true }, {});
     const result = checkSettings({
       config,
-      flags: { sandbox: true },
       env: {},
       sandboxUrl: 'http://127.0.0.1:1',
     });

@@ -111,6 +111,14 @@ describe('resolveConfig', () => {
     expect(resolveConfig({}, base, ['mfsk_live_abcdef123456']).keyInArgv).toBe(true);
   });
 
+  it('records where each setting came from: flag, env var, or (absent) the default', () => {
+    const config = resolveConfig(
+      { timeout: '500' },
+      { ...base, MODEL_FEED_TIMEOUT_MS: '9', MODEL_FEED_LOG_LEVEL: ' ' },
+    );
+    expect(config.sources).toEqual({ timeout: '--timeout', baseUrl: 'MODEL_FEED_BASE_URL' });
+  });
+
   it('needs no key or base URL in sandbox mode', () => {
     expect(resolveConfig({ sandbox: true }, {}).setupError).toBeUndefined();
   });
