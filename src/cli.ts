@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
+import { EXIT } from './exit-codes.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { createServer, listTools } from './server.js';
@@ -20,9 +21,6 @@ export interface CliIo {
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
 }
-
-/** Exit codes, documented in --help and the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 const HELP_AFTER = `
 Environment:
@@ -70,6 +68,7 @@ function addConfigOptions(command: Command): Command {
 async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Promise<void> {
   const config = resolveConfig(flags, io.env, argv);
   const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: [config.apiKey] });
+  for (const warning of config.warnings) log.warn(warning);
   if (config.setupError) {
     // The server still starts and lists its tools; every call will say the same.
     log.warn(describeError(config.setupError));
@@ -99,7 +98,10 @@ function addCallCommand(
       '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
     );
   for (const tool of listTools()) {
-    const sub = call.command(tool.name).description(tool.description ?? '');
+    const sub = call
+      .command(tool.name)
+      .description(tool.description ?? '')
+      .configureHelp({ showGlobalOptions: true });
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set(tool.inputSchema.required ?? []);
     for (const [name, schema] of Object.entries(properties)) {
@@ -138,6 +140,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       'check Node, settings, proxy, CA certificates, DNS/TCP/TLS to the service, the key and the calls left',
     )
     .option('--json', 'print the checks as one JSON object')
+    .configureHelp({ showGlobalOptions: true })
     // Run with a client config's "args" pasted in, doctor should warn about a key among them, not refuse.
     .allowExcessArguments()
     .addHelpText(

@@ -6,6 +6,7 @@
  */
 
 import { ConfigError } from './errors.js';
+import { redactUserinfo } from './log.js';
 import { isLoopbackHost } from './net/loopback.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -65,6 +66,8 @@ export interface Config {
   readonly keyInArgv: boolean;
   /** Where each setting came from: the flag or env var that set it; absent means the default. */
   readonly sources: Readonly<SettingSources>;
+  /** Settings that were ignored, and why: logged at start, shown by doctor. */
+  readonly warnings: readonly string[];
 }
 
 export interface SettingSources {
@@ -174,11 +177,6 @@ function proxySetting(source: Source | undefined, setting: string, flag: string)
   return raw;
 }
 
-/** `user:password@` removed from a URL-like string, for messages and logs. */
-export function redactUserinfo(value: string): string {
-  return value.replace(/\/\/[^/@\s]*@/, '//***@');
-}
-
 const KEY_EXAMPLE = `${ENV.apiKey}=<your key>`;
 const BASE_URL_EXAMPLE = `${ENV.baseUrl}=https://<service host>`;
 
@@ -254,7 +252,21 @@ function checkBaseUrl(source: Source | undefined): { baseUrl?: string; error?: C
       ),
     };
   }
-  return { baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+  const path = url.pathname.replace(/\/+$/, '');
+  // The hosted tool endpoint's URL, or a REST path, pasted where the base URL belongs: every
+  // request would then 404. Say so now, with the base URL it most likely means.
+  const endpoint = /\/api\/(mcp|v1)(\/.*)?$/.exec(path);
+  if (endpoint) {
+    const base = `${url.origin}${path.slice(0, endpoint.index)}`;
+    return {
+      error: new ConfigError(
+        `${source.origin} points at ${endpoint[0]}, an endpoint of the service, not its base URL. Use ${base} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  return { baseUrl: `${url.origin}${path}` };
 }
 
 /** Looks for the key in argv: doctor warns, because argv shows in process lists and configs. */
@@ -303,14 +315,27 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     return value === undefined ? undefined : { value, origin: name };
   };
   const flagProxy = flags.proxy?.trim();
+  const warnings: string[] = [];
+  // A proxy variable set for other tools (a SOCKS proxy, say) must not stop this server: it is
+  // ignored with a warning. A bad --proxy, given to this server on purpose, stops it.
+  const envProxy = (name: string): string | undefined => {
+    try {
+      return proxySetting(envSource(name), name, '--proxy');
+    } catch (error) {
+      warnings.push(
+        `${(error as ConfigError).message} It is ignored; requests go direct unless --proxy names an HTTP proxy.`,
+      );
+      return undefined;
+    }
+  };
   const proxy: ProxySettings = {
     flag: proxySetting(
       flagProxy ? { value: flagProxy, origin: '--proxy' } : undefined,
       'HTTPS_PROXY',
       '--proxy',
     ),
-    https: proxySetting(envSource('HTTPS_PROXY'), 'HTTPS_PROXY', '--proxy'),
-    http: proxySetting(envSource('HTTP_PROXY'), 'HTTP_PROXY', '--proxy'),
+    https: envProxy('HTTPS_PROXY'),
+    http: envProxy('HTTP_PROXY'),
     noProxy: envEitherCase(env, 'NO_PROXY'),
   };
 
@@ -331,5 +356,6 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     sandbox,
     keyInArgv: argvHasKey(argv, key.apiKey),
     sources: Object.freeze(sources),
+    warnings: Object.freeze(warnings),
   });
 }

@@ -8,6 +8,7 @@ import {
   ApiError,
   AuthError,
   ConfigError,
+  ForbiddenError,
   InvalidArgumentsError,
   NetworkError,
   NotFoundError,
@@ -22,6 +23,20 @@ import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './ne
 const CA_HINT =
   "If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) in the server's env; it is added to the default roots.";
 
+/** The one endpoint whose 404 means "not in the catalog"; elsewhere a 404 means a wrong address. */
+const HISTORY_PATH = /\/api\/v1\/models\/[^/?]+\/history(\?|$)/;
+
+/** What to do about a certificate error: only an unknown issuer calls for an extra CA. */
+function certificateHint(code: string, host: string): string {
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return "The certificate is outside its validity dates: check this machine's clock, or tell whoever runs the service (or the TLS-inspecting proxy).";
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return `The certificate is for another host name than ${host.replace(/:\d+$/, '')}: check MODEL_FEED_BASE_URL (a TLS-inspecting proxy that signs for the wrong name needs fixing by IT).`;
+  }
+  return CA_HINT;
+}
+
 function attempts(facts: RequestFacts): string {
   return `${facts.attempts} attempt${facts.attempts === 1 ? '' : 's'}`;
 }
@@ -34,7 +49,7 @@ function networkText(error: NetworkError): string {
   const { request, code } = error;
   const where = `${request.host}${via(request)}`;
   if (isCertificateFailure(code)) {
-    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${CA_HINT}`;
+    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${certificateHint(code, request.host)}`;
   }
   if (isProxyAuthFailure(error.detail)) {
     return `The proxy ${request.proxy ?? ''} asked for authentication (407) when connecting to ${request.host}. Put credentials in the proxy URL: http://user:password@proxy:port.`;
@@ -76,9 +91,16 @@ export function describeError(error: unknown): string {
     return `The service rejected the API key (HTTP ${error.status}): it is missing, wrong or revoked.${said} Create a new key on the service's account screen (it is shown once) and set MODEL_FEED_API_KEY to it.`;
   }
   if (error instanceof RateLimitError) return rateLimitText(error);
+  if (error instanceof ForbiddenError) {
+    const said = error.serviceMessage ? ` It said: "${error.serviceMessage}".` : '';
+    return `Access refused (HTTP 403 from ${error.request.host}${via(error.request)} for ${error.request.path}).${said} This is not a rejected key (that is a 401): a proxy or web filter may be blocking ${error.request.host}; ask for it to be allowed, and run \`model-feed-mcp doctor\` to see the route.`;
+  }
   if (error instanceof NotFoundError) {
     const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
-    return `Not in the catalog (HTTP 404 for ${error.request.path})${said}.`;
+    if (HISTORY_PATH.test(error.request.path)) {
+      return `Not in the catalog (HTTP 404 for ${error.request.path})${said}.`;
+    }
+    return `Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}. MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.`;
   }
   if (error instanceof ServerError) {
     const said = error.serviceMessage ? ` It said: "${error.serviceMessage}".` : '';

@@ -61,7 +61,8 @@ export class ApiError extends ModelFeedError {
     retryAfterS: number | undefined,
     now: number,
   ): ApiError {
-    if (status === 401 || status === 403) return new AuthError(status, serviceMessage, request, rateLimit);
+    if (status === 401) return new AuthError(status, serviceMessage, request, rateLimit);
+    if (status === 403) return new ForbiddenError(status, serviceMessage, request, rateLimit);
     if (status === 404) return new NotFoundError(status, serviceMessage, request, rateLimit);
     if (status === 429) {
       return new RateLimitError(serviceMessage, request, rateLimit, retryAfterS, now, false);
@@ -73,6 +74,11 @@ export class ApiError extends ModelFeedError {
 
 export class AuthError extends ApiError {
   override name = 'AuthError';
+}
+
+/** 403: refused, but not for the key (the service says 401 for that): often a proxy or web filter. */
+export class ForbiddenError extends ApiError {
+  override name = 'ForbiddenError';
 }
 
 export class NotFoundError extends ApiError {

@@ -12,8 +12,6 @@ export interface Logger {
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
-  /** Whether a level would be written; lets callers skip building costly fields. */
-  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
@@ -30,13 +28,26 @@ export interface LoggerOptions {
 
 const REDACTED = '[redacted]';
 
-/** Hides the secrets, any bearer token and any password in a URL. */
-export function redact(text: string, secrets: readonly string[]): string {
+/** A shorter "secret" would blank out ordinary words; keys are much longer. */
+const MIN_SECRET_LENGTH = 6;
+
+/** `user:password@` in URLs replaced by `***@`, for messages and logs. */
+export function redactUserinfo(text: string): string {
+  return text.replace(/\/\/[^/@\s]*@/g, '//***@');
+}
+
+/** Hides exact secret values (the key) wherever they appear, and nothing else. */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
-  for (const secret of secrets) out = out.split(secret).join(REDACTED);
-  return out
-    .replace(/(bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`)
-    .replace(/(\/\/[^/@\s:]+:)[^/@\s]+@/g, `$1${REDACTED}@`);
+  for (const secret of secrets) {
+    if (secret !== undefined && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** Hides the secrets, any bearer token and any credentials in a URL. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  return redactUserinfo(redactSecrets(text, secrets)).replace(/(bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`);
 }
 
 function formatValue(value: unknown): string {
@@ -47,7 +58,7 @@ function formatValue(value: unknown): string {
 
 export function createLogger(options: LoggerOptions): Logger {
   const threshold = SEVERITY[options.level];
-  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 6);
+  const secrets = options.secrets ?? [];
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const now = options.now ?? (() => new Date());
 
@@ -76,7 +87,6 @@ export function createLogger(options: LoggerOptions): Logger {
     info: (message, fields) => log('info', message, fields),
     warn: (message, fields) => log('warn', message, fields),
     error: (message, fields) => log('error', message, fields),
-    enabled: (level) => SEVERITY[level] >= threshold,
   };
 }
 

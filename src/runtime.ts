@@ -1,11 +1,13 @@
 /** Turns a Config into a working API client: the wiring shared by serve, call and doctor. */
 
 import { createApiClient, type FeedApi, unavailableApi } from './api/client.js';
-import { type Config, ENV, redactUserinfo } from './config.js';
+import { MAX_CONCURRENT_REQUESTS } from './api/http.js';
+import { type Config, ENV } from './config.js';
 import { ConfigError } from './errors.js';
-import type { Logger } from './log.js';
+import { type Logger, redactUserinfo } from './log.js';
 import { createNetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
+import type { Sandbox } from './sandbox/server.js';
 import { USER_AGENT } from './version.js';
 
 export interface Runtime {
@@ -17,14 +19,19 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** The in-process sandbox of `--sandbox`, its logs going to the stderr logger. */
+export async function startLocalSandbox(log: Logger): Promise<Sandbox> {
+  const { startSandbox } = await import('./sandbox/server.js');
+  return startSandbox({ log: (level, message) => log[level](`sandbox: ${message}`) });
+}
+
 /** Where the service is and the key to use: the configured one, or an in-process sandbox. */
 async function resolveTarget(
   config: Config,
   log: Logger,
 ): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> } | undefined> {
   if (config.sandbox) {
-    const { startSandbox } = await import('./sandbox/server.js');
-    const sandbox = await startSandbox({ log: (level, message) => log[level](`sandbox: ${message}`) });
+    const sandbox = await startLocalSandbox(log);
     return { baseUrl: sandbox.url, apiKey: sandbox.key, close: () => sandbox.close() };
   }
   if (config.baseUrl === undefined || config.apiKey === undefined) return undefined;
@@ -46,7 +53,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   const { baseUrl, apiKey } = target;
   const proxyChoice = chooseProxy(new URL(baseUrl), config.proxy);
   log.debug('route to the service', { baseUrl, route: proxyChoice.reason });
-  const network = createNetworkFetch(proxyChoice.proxy);
+  const network = createNetworkFetch(proxyChoice.proxy, MAX_CONCURRENT_REQUESTS);
   const api = createApiClient({
     baseUrl,
     apiKey,

@@ -13,6 +13,13 @@ import type { Logger } from './log.js';
 /** A line longer than this is refused (and skipped) instead of buffered without bound. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How long requests still in flight when stdin ends may take to answer: a client that sends its
+ * last request and closes its end at once still gets the answer, and the process still exits
+ * within a second.
+ */
+export const DRAIN_MS = 500;
+
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 
@@ -32,6 +39,9 @@ export class StdioTransport implements Transport {
   /** Set while skipping the rest of an oversized line. */
   private discarding = false;
   private closed = false;
+  /** Ids of requests read but not yet answered, so that the end of input can wait for them. */
+  private readonly unanswered = new Set<string | number>();
+  private drainTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -99,7 +109,14 @@ export class StdioTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(parsed.data);
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) this.unanswered.add(message.id);
+    // A cancelled request gets no answer at all; the end of input must not wait for one.
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+      const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
+      if (cancelled !== undefined) this.unanswered.delete(cancelled);
+    }
+    this.onmessage?.(message);
   }
 
   private replyError(id: string | number | null, code: number, message: string): void {
@@ -107,8 +124,20 @@ export class StdioTransport implements Transport {
     void this.write({ jsonrpc: '2.0', id, error: { code, message } });
   }
 
+  /** Input ended: read what is left as a last line, then close once every request is answered. */
   private readonly onEnd = (): void => {
-    void this.close();
+    if (this.closed || this.drainTimer) return;
+    if (this.chunks.length && !this.discarding) {
+      const last = Buffer.concat(this.chunks).toString('utf8');
+      this.chunks = [];
+      this.buffered = 0;
+      this.handleLine(last);
+    }
+    if (this.unanswered.size === 0) {
+      void this.close();
+      return;
+    }
+    this.drainTimer = setTimeout(() => void this.close(), DRAIN_MS);
   };
 
   private readonly onInputError = (error: Error): void => {
@@ -117,7 +146,12 @@ export class StdioTransport implements Transport {
   };
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(message);
+    const sent = this.write(message);
+    if (('result' in message || 'error' in message) && 'id' in message) {
+      this.unanswered.delete(message.id as string | number);
+      if (this.drainTimer && this.unanswered.size === 0) void this.close();
+    }
+    return sent;
   }
 
   private write(message: unknown): Promise<void> {
@@ -132,6 +166,7 @@ export class StdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.drainTimer);
     this.input.off('data', this.onData);
     this.input.off('error', this.onInputError);
     this.onclose?.();
@@ -146,8 +181,8 @@ export interface StdioOptions {
   output?: Writable;
 }
 
-/** The longest shutdown may take before the process exits regardless. */
-const SHUTDOWN_GRACE_MS = 500;
+/** The longest shutdown may take, once input has ended and drained, before the process exits regardless. */
+const SHUTDOWN_GRACE_MS = 300;
 
 /**
  * Serves one MCP session over stdio until stdin ends or a signal arrives, then exits the process:

@@ -12,12 +12,6 @@ interface Shared {
   waiters: number;
 }
 
-export interface CacheResult<T> {
-  value: T;
-  /** True when answered from the TTL cache, without any request. */
-  cached: boolean;
-}
-
 export class ReadCache {
   private readonly entries = new Map<string, { value: unknown; expires: number }>();
   private readonly inflight = new Map<string, Shared>();
@@ -33,15 +27,15 @@ export class ReadCache {
     ttlMs: number,
     load: (signal: AbortSignal) => Promise<T>,
     signal?: AbortSignal,
-  ): Promise<CacheResult<T>> {
+  ): Promise<T> {
     if (ttlMs > 0) {
       const hit = this.entries.get(key);
-      if (hit && hit.expires > this.now()) return { value: hit.value as T, cached: true };
+      if (hit && hit.expires > this.now()) return hit.value as T;
       if (hit) this.entries.delete(key);
     }
     const value = await this.join(key, load, signal);
     if (ttlMs > 0) this.store(key, value, ttlMs);
-    return { value, cached: false };
+    return value;
   }
 
   private store(key: string, value: unknown, ttlMs: number): void {

@@ -72,7 +72,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     ttlMs: number,
     signal: AbortSignal | undefined,
   ): Promise<z.infer<S>> {
-    const { value } = await cache.read(
+    return cache.read(
       cacheKey(path, query),
       ttlMs,
       async (shared) => {
@@ -84,20 +84,13 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
           throw new UnexpectedResponseError(
             `${where}: ${issue?.message ?? 'not the documented shape'}`,
             response.status,
-            {
-              method: 'GET',
-              path,
-              host: new URL(options.baseUrl).host,
-              attempts: 1,
-              proxy: options.proxyLabel,
-            },
+            response.facts,
           );
         }
         return parsed.data as z.infer<S>;
       },
       signal,
     );
-    return value;
   }
 
   return {

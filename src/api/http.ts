@@ -16,7 +16,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from '../errors.js';
-import type { Logger } from '../log.js';
+import { type Logger, redact } from '../log.js';
 import { isPermanentFailure } from '../net/failure-kinds.js';
 import { deadline, sleep } from './abort.js';
 import { ConcurrencyLimiter } from './limiter.js';
@@ -58,7 +58,7 @@ export interface HttpOptions {
   /** The proxy requests go through, for error messages only (credentials removed). */
   proxyLabel: string | undefined;
   log: Logger;
-  /** @default 6 */
+  /** @default MAX_CONCURRENT_REQUESTS */
   maxConcurrent?: number;
   /** @default 10 MiB */
   maxBodyBytes?: number;
@@ -69,7 +69,15 @@ export interface HttpOptions {
 export interface JsonResponse {
   status: number;
   body: unknown;
+  /** The request as it was finally made (attempts, full path), for errors about the body. */
+  facts: RequestFacts;
 }
+
+/**
+ * A small cap on concurrent upstream requests (and the connection pool matches it): a burst of
+ * tool calls must not open a socket each; a proxy or the service may count connections.
+ */
+export const MAX_CONCURRENT_REQUESTS = 6;
 
 const MAX_REDIRECTS = 5;
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -138,22 +146,30 @@ export class HttpClient {
   private readonly random: () => number;
   private readonly origin: string;
   private readonly host: string;
+  /** The base URL's own path (e.g. `/feed`), so that errors show the path the service saw. */
+  private readonly basePath: string;
   /** The last rate-limit state the service reported; cached answers report it as last seen. */
   private lastRateLimit: RateLimitInfo | undefined;
   /** The last 429, answered from memory until its retry-after passes. */
   private rateLimited: RateLimitError | undefined;
 
   constructor(private readonly options: HttpOptions) {
-    this.limiter = new ConcurrencyLimiter(options.maxConcurrent ?? 6);
+    this.limiter = new ConcurrencyLimiter(options.maxConcurrent ?? MAX_CONCURRENT_REQUESTS);
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
     this.host = base.host;
+    this.basePath = base.pathname.replace(/\/+$/, '');
   }
 
   get rateLimit(): RateLimitInfo | undefined {
     return this.lastRateLimit;
+  }
+
+  /** Text that came from upstream (an Error body, a page, a socket error) never carries the key. */
+  private clean(text: string): string {
+    return redact(text, [this.options.apiKey]);
   }
 
   /**
@@ -167,14 +183,12 @@ export class HttpClient {
     const pathAndQuery = search.size ? `${path}?${search}` : path;
     const facts: RequestFacts = {
       method: 'GET',
-      path: pathAndQuery,
+      path: `${this.basePath}${pathAndQuery}`,
       host: this.host,
       attempts: 0,
       proxy: this.options.proxyLabel,
     };
-
-    const remembered = this.rememberedLimit(facts);
-    if (remembered) throw remembered;
+    this.throwIfRateLimited(facts);
 
     const call = deadline(signal, this.options.timeoutMs);
     const started = this.now();
@@ -191,19 +205,24 @@ export class HttpClient {
     }
   }
 
-  private rememberedLimit(facts: RequestFacts): RateLimitError | undefined {
+  /**
+   * A remembered 429 stops a request before it is sent. Checked before every attempt, not only when
+   * the call starts: calls queued behind the cap, and retries, must not spend what is left either.
+   */
+  private throwIfRateLimited(facts: RequestFacts): void {
     const limit = this.rateLimited;
-    if (!limit || limit.retryAt === undefined) return undefined;
+    if (!limit || limit.retryAt === undefined) return;
     const now = this.now();
     if (now >= limit.retryAt) {
       this.rateLimited = undefined;
-      return undefined;
+      return;
     }
-    return limit.remembered(now, facts);
+    throw limit.remembered(now, { ...facts });
   }
 
   private async withRetries(url: string, facts: RequestFacts, callSignal: AbortSignal, started: number) {
     for (;;) {
+      this.throwIfRateLimited(facts);
       facts.attempts++;
       const remaining = this.options.timeoutMs - (this.now() - started);
       const outcome = await this.attempt(
@@ -236,6 +255,7 @@ export class HttpClient {
   ): Promise<AttemptOutcome> {
     const attempt = deadline(callSignal, budgetMs);
     const t0 = this.now();
+    let status = 0;
     try {
       let target = url;
       for (let hop = 0; ; hop++) {
@@ -249,60 +269,64 @@ export class HttpClient {
           redirect: 'manual',
           signal: attempt.signal,
         });
+        status = response.status;
         const location = response.headers.get('location');
-        if (response.status >= 300 && response.status < 400 && location) {
+        if (status >= 300 && status < 400 && location) {
           discard(response.body?.[Symbol.asyncIterator]());
           const next = new URL(location, target);
           // The key goes only to the configured origin; a redirect elsewhere is reported instead.
           if (next.origin !== this.origin) {
             throw new UnexpectedResponseError(
-              `HTTP ${response.status} redirect to ${next.origin}, another origin; not followed, so the API key is not sent there. If the service moved, set MODEL_FEED_BASE_URL to its new address`,
-              response.status,
+              `HTTP ${status} redirect to ${next.origin}, another origin; not followed, so the API key is not sent there. If the service moved, set MODEL_FEED_BASE_URL to its new address`,
+              status,
               { ...facts },
             );
           }
           if (hop >= MAX_REDIRECTS) {
-            throw new UnexpectedResponseError(`more than ${MAX_REDIRECTS} redirects`, response.status, {
-              ...facts,
-            });
+            throw new UnexpectedResponseError(`more than ${MAX_REDIRECTS} redirects`, status, { ...facts });
           }
           target = next.href;
           continue;
         }
+        // Every response reports the rate limit, a gateway failure on its way to a retry included.
+        const rateLimit = readRateLimit(response.headers, this.now());
+        if (rateLimit) this.lastRateLimit = rateLimit;
         const text = await readCapped(response, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         this.options.log.debug('response', {
           path: facts.path,
-          status: response.status,
+          status,
           ms: this.now() - t0,
           attempt: facts.attempts,
         });
-        if (isRetryableStatus(response.status)) {
+        if (isRetryableStatus(status)) {
           return {
             kind: 'retryable',
             error: ApiError.fromResponse(
-              response.status,
+              status,
               undefined,
               { ...facts },
-              undefined,
+              this.lastRateLimit,
               undefined,
               this.now(),
             ),
           };
         }
-        return { kind: 'response', status: response.status, text, headers: response.headers };
+        return { kind: 'response', status, text, headers: response.headers };
       }
     } catch (error) {
       if (error instanceof ModelFeedError) throw error;
       if (error instanceof ResponseTooLarge) {
         const mib = Math.round((this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) / 1024 / 1024);
-        throw new UnexpectedResponseError(`the body is larger than ${mib} MiB; refused`, 200, { ...facts });
+        throw new UnexpectedResponseError(`the body is larger than ${mib} MiB; refused`, status, {
+          ...facts,
+        });
       }
       if (callSignal.aborted) throw error;
       if (attempt.timedOut()) {
         return { kind: 'retryable', error: new TimeoutError(budgetMs, { ...facts }) };
       }
       const { code, detail } = errorCode(error);
-      const failure = new NetworkError(code, detail, { ...facts });
+      const failure = new NetworkError(code, this.clean(detail), { ...facts });
       if (isPermanentFailure(code, detail)) throw failure;
       return { kind: 'retryable', error: failure };
     } finally {
@@ -315,8 +339,6 @@ export class HttpClient {
     facts: RequestFacts,
   ): JsonResponse {
     const now = this.now();
-    const rateLimit = readRateLimit(outcome.headers, now);
-    if (rateLimit) this.lastRateLimit = rateLimit;
     let body: unknown;
     let parsed = true;
     try {
@@ -328,15 +350,17 @@ export class HttpClient {
     if (ok) {
       if (!parsed || body === undefined) {
         const type = outcome.headers.get('content-type') ?? 'no content-type';
-        throw new UnexpectedResponseError(`not JSON (${type}): ${snippet(outcome.text)}`, outcome.status, {
-          ...facts,
-        });
+        throw new UnexpectedResponseError(
+          `not JSON (${type}): ${this.clean(snippet(outcome.text))}`,
+          outcome.status,
+          { ...facts },
+        );
       }
-      return { status: outcome.status, body };
+      return { status: outcome.status, body, facts: { ...facts } };
     }
     const serviceMessage =
       parsed && body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string'
-        ? (body as { error: string }).error
+        ? this.clean((body as { error: string }).error)
         : undefined;
     const retryAfterS = parseRetryAfter(outcome.headers.get('retry-after'), now);
     const error = ApiError.fromResponse(

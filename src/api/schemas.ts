@@ -16,8 +16,6 @@ export const EVENT_TYPES = [
   'open_source_surge',
   'deprecation',
 ] as const;
-export const VERIFICATION_STATUSES = ['official', 'pending', 'rejected'] as const;
-export const MODEL_TYPES = ['commercial', 'open_source'] as const;
 
 const optionalString = z.string().nullable().default(null);
 const optionalNumber = z.number().nullable().default(null);
@@ -93,8 +91,6 @@ export const PriceHistorySchema = z.looseObject({
   since: optionalInteger,
   points: z.array(PricePointSchema),
 });
-
-export const ErrorBodySchema = z.looseObject({ error: z.string() });
 
 export type ChangeEvent = z.infer<typeof ChangeEventSchema>;
 export type ChangesPage = z.infer<typeof ChangesPageSchema>;

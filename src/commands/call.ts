@@ -3,12 +3,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
+import { describeError } from '../describe-error.js';
+import { EXIT } from '../exit-codes.js';
 import { createLogger } from '../log.js';
 import { createRuntime } from '../runtime.js';
 import { callTool, SAMPLE_DATA_NOTE } from '../server.js';
 import { VERSION } from '../version.js';
-
-export const CALL_EXIT = { ok: 0, toolError: 1 } as const;
 
 /** Runs the tool as the server would and prints it; resolves with the exit code. */
 export async function runCall(
@@ -18,6 +18,11 @@ export async function runCall(
   args: Record<string, unknown>,
   json: boolean,
 ): Promise<number> {
+  // A missing key or base URL is a settings mistake, like a bad flag: exit 2, not a failed call.
+  if (config.setupError) {
+    io.stderr(`${describeError(config.setupError)}\n`);
+    return EXIT.usage;
+  }
   const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: [config.apiKey] });
   const runtime = await createRuntime(config, log);
   const controller = new AbortController();
@@ -33,7 +38,7 @@ export async function runCall(
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     if (result.isError) {
       io.stderr(`${text}\n`);
-      return CALL_EXIT.toolError;
+      return EXIT.failed;
     }
     if (json) {
       // The note that text results carry goes to stderr, keeping stdout parseable JSON.
@@ -42,7 +47,7 @@ export async function runCall(
     } else {
       io.stdout(`${text}\n`);
     }
-    return CALL_EXIT.ok;
+    return EXIT.ok;
   } finally {
     process.off('SIGINT', onSigint);
     await runtime.close();

@@ -16,9 +16,9 @@ import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
 import { planRoute } from '../doctor/route.js';
 import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
 import { checkSettings } from '../doctor/settings-check.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, type Logger, redactSecrets } from '../log.js';
 import { chooseProxy } from '../net/proxy.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime, startLocalSandbox } from '../runtime.js';
 import { NODE_ENGINES } from '../version.js';
 
 export interface DoctorOptions {
@@ -38,8 +38,7 @@ interface Target {
  */
 async function resolveTarget(config: Config, log: Logger): Promise<Target> {
   if (!config.sandbox) return { config, sandboxUrl: undefined, close: async () => {} };
-  const { startSandbox } = await import('../sandbox/server.js');
-  const sandbox = await startSandbox({ log: (level, message) => log[level](`sandbox: ${message}`) });
+  const sandbox = await startLocalSandbox(log);
   return {
     config: { ...config, sandbox: false, baseUrl: sandbox.url, apiKey: sandbox.key, setupError: undefined },
     sandboxUrl: sandbox.url,
@@ -80,22 +79,17 @@ async function collectChecks(target: Target, io: CliIo, log: Logger): Promise<Ch
   return [...local, ...network];
 }
 
-// As the logger does: a shorter "secret" would blank out ordinary words.
-const MIN_SECRET_LENGTH = 6;
-
 /**
  * No check prints a key, but a value shown as found (a base URL path, say) could carry one by
  * mistake. Blanked in each text before rendering, so JSON escaping cannot hide a key from it; and
- * only the keys: the log redactor would also mangle the `user:password` example of the 407 advice.
+ * only the keys: the full log redactor would also mangle the `user:password` example of the 407
+ * advice.
  */
 function withoutKeys(checks: readonly Check[], keys: readonly (string | undefined)[]): Check[] {
-  const secrets = keys.filter((key): key is string => key !== undefined && key.length >= MIN_SECRET_LENGTH);
-  const blank = (text: string): string =>
-    secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   return checks.map((c) => ({
     ...c,
-    detail: blank(c.detail),
-    ...(c.fix === undefined ? {} : { fix: blank(c.fix) }),
+    detail: redactSecrets(c.detail, keys),
+    ...(c.fix === undefined ? {} : { fix: redactSecrets(c.fix, keys) }),
   }));
 }
 

@@ -23,11 +23,44 @@ function parsePort(raw: string | undefined): number {
   return port;
 }
 
+/** Why the socket could not be opened, as a mistake in the flags the user can fix. */
+function listenError(error: unknown, port: number, host: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      `port ${port} on ${host} is in use; choose another with --port, or --port 0 for a free one.`,
+      'port',
+      '--port',
+    );
+  }
+  if (code === 'EACCES') {
+    return new ConfigError(
+      `port ${port} needs privileges this user lacks; use a port above 1023, or --port 0.`,
+      'port',
+      '--port',
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ConfigError(
+      `--host ${host} is not an address of this machine; the default is 127.0.0.1.`,
+      'host',
+      '--host',
+    );
+  }
+  return error;
+}
+
 /** Starts the sandbox and resolves once it has stopped (SIGINT or SIGTERM). */
 export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number> {
   const port = parsePort(flags.port);
   const host = flags.host?.trim() || '127.0.0.1';
   const chosenKey = io.env.MODEL_FEED_API_KEY?.trim() || undefined;
+  if (chosenKey !== undefined && !/^[\x21-\x7e]+$/.test(chosenKey)) {
+    throw new ConfigError(
+      'MODEL_FEED_API_KEY must be printable ASCII without spaces for the sandbox to accept it; unset it to get a generated key.',
+      'MODEL_FEED_API_KEY',
+    );
+  }
   const sandbox = await startSandbox({
     port,
     host,
@@ -35,6 +68,8 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
     log: (level, message) => {
       if (level !== 'debug') io.stderr(`sandbox ${level}: ${message}\n`);
     },
+  }).catch((error: unknown) => {
+    throw listenError(error, port, host);
   });
   if (!isLoopbackHost(host)) {
     io.stderr(

@@ -9,6 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { bareHost } from '../net/loopback.js';
 import type { ExtraCaFile } from './ca-check.js';
 import { ProbeTimeoutError, TunnelRefusedError } from './probe-errors.js';
 
@@ -129,7 +130,7 @@ export async function openTunnel(
   authority: string,
   timeoutMs: number,
 ): Promise<Socket> {
-  const proxyHost = proxy.hostname.replace(/^\[(.*)\]$/, '$1');
+  const proxyHost = bareHost(proxy.hostname);
   const channel = proxy.protocol === 'https:' ? await secureChannel(socket, proxyHost, timeoutMs) : socket;
   const head = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
   if (proxy.username || proxy.password) {

@@ -1,6 +1,7 @@
 /** The path a request to the service takes: straight to it, or through a proxy's CONNECT tunnel. Pure. */
 
-import { redactUserinfo } from '../config.js';
+import { redactUserinfo } from '../log.js';
+import { bareHost } from '../net/loopback.js';
 import type { ProxyChoice } from '../net/proxy.js';
 
 export interface Endpoint {
@@ -21,13 +22,9 @@ export interface Route {
   connect: Endpoint;
 }
 
-function unbracket(hostname: string): string {
-  return hostname.replace(/^\[(.*)\]$/, '$1');
-}
-
 function endpoint(url: URL): Endpoint {
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  return { host: unbracket(url.hostname), port };
+  return { host: bareHost(url.hostname), port };
 }
 
 export function planRoute(baseUrl: string, choice: ProxyChoice): Route {

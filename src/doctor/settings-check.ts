@@ -47,6 +47,7 @@ export function checkSettings(facts: SettingsFacts): Check {
     `log level ${config.logLevel} ${from(config.sources.logLevel)}`,
   ];
   if (config.keyInArgv) parts.push('WARNING: the API key appears in the command-line arguments');
+  for (const warning of config.warnings) parts.push(`WARNING: ${warning}`);
   const detail = parts.join('; ');
   if (config.setupError) {
     const fix = describeError(config.setupError);
@@ -57,5 +58,6 @@ export function checkSettings(facts: SettingsFacts): Check {
     });
   }
   if (config.keyInArgv) return check('settings', { status: 'warn', detail, fix: KEY_IN_ARGV_FIX });
+  if (config.warnings.length) return check('settings', { status: 'warn', detail });
   return check('settings', { status: 'pass', detail });
 }

@@ -89,6 +89,7 @@ function proxiedFetch(proxy: string, maxConnections: number): NetworkFetch {
   };
 }
 
-export function createNetworkFetch(proxy: string | undefined, maxConnections = 6): NetworkFetch {
+/** `maxConnections` should match the client's cap on concurrent requests (MAX_CONCURRENT_REQUESTS). */
+export function createNetworkFetch(proxy: string | undefined, maxConnections: number): NetworkFetch {
   return proxy ? proxiedFetch(proxy, maxConnections) : directFetch(maxConnections);
 }

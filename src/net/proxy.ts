@@ -3,8 +3,9 @@
  * decision the HTTP client acts on.
  */
 
-import { type ProxySettings, redactUserinfo } from '../config.js';
-import { isLoopbackHost } from './loopback.js';
+import type { ProxySettings } from '../config.js';
+import { redactUserinfo } from '../log.js';
+import { bareHost, isLoopbackHost } from './loopback.js';
 
 export interface ProxyChoice {
   /** The proxy URL to use (may carry credentials), or undefined for a direct connection. */
@@ -24,7 +25,7 @@ function defaultPort(protocol: string): string {
  */
 export function noProxyMatch(target: URL, noProxy: string | undefined): string | undefined {
   if (!noProxy) return undefined;
-  const host = target.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const host = bareHost(target.hostname.toLowerCase());
   const port = target.port || defaultPort(target.protocol);
   for (const raw of noProxy.split(/[\s,]+/)) {
     const entry = raw.trim().toLowerCase();

@@ -6,6 +6,7 @@ import { describeError } from '../../src/describe-error.js';
 import {
   AbortedError,
   AuthError,
+  ForbiddenError,
   NetworkError,
   NotFoundError,
   RateLimitError,
@@ -146,6 +147,59 @@ describe('REST client: HTTP errors', () => {
     expect(text).toContain('MODEL_FEED_API_KEY');
     expect(text).toContain('account screen');
     expect(text).not.toContain(KEY);
+  });
+
+  it('a 403 is not blamed on the key: it points at a proxy or filter', async () => {
+    server.use(
+      http.get(`${BASE}/api/v1/changes`, () =>
+        HttpResponse.html('<h1>Blocked by corporate web filter</h1>', { status: 403 }),
+      ),
+    );
+    const error = await client()
+      .listChanges({})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    const text = describeError(error);
+    expect(text).toContain('Access refused (HTTP 403 from feed.test for /api/v1/changes)');
+    expect(text).toContain('a proxy or web filter may be blocking feed.test');
+    expect(text).not.toContain('Create a new key');
+  });
+
+  it('a 404 outside the history endpoint says the base URL is wrong, with the full path', async () => {
+    server.use(
+      http.get(`${BASE}/feed/api/v1/changes`, () =>
+        HttpResponse.json({ error: 'no route' }, { status: 404 }),
+      ),
+    );
+    const error = await client({ baseUrl: `${BASE}/feed` })
+      .listChanges({})
+      .catch((e: unknown) => e);
+    expect(describeError(error)).toBe(
+      "Nothing at feed.test/feed/api/v1/changes (HTTP 404): no route. MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.",
+    );
+  });
+
+  it('never repeats the key, even when the service quotes it', async () => {
+    server.use(
+      http.get(`${BASE}/api/v1/changes`, () =>
+        HttpResponse.json({ error: `unknown key ${KEY}` }, { status: 401 }),
+      ),
+      http.get(`${BASE}/api/v1/models`, () => HttpResponse.text(`key=${KEY} is not allowed here`)),
+    );
+    const rejected = describeError(
+      await client()
+        .listChanges({})
+        .catch((e: unknown) => e),
+    );
+    const garbled = describeError(
+      await client()
+        .listModels({})
+        .catch((e: unknown) => e),
+    );
+    for (const text of [rejected, garbled]) {
+      expect(text).not.toContain(KEY);
+      expect(text).toContain('[redacted]');
+    }
   });
 
   it('404 on history becomes NotFoundError', async () => {

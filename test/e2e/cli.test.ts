@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,9 +31,9 @@ describe('the command line', () => {
         'MODEL_FEED_LOG_LEVEL must be one of debug, info, warn, error, silent; got "loud".',
       ],
       [
-        [],
-        { HTTPS_PROXY: 'socks5://proxy:1080' },
-        'HTTPS_PROXY must be an http:// or https:// proxy; got socks5:// (SOCKS is not supported).',
+        ['--proxy', 'socks5://proxy:1080'],
+        {},
+        '--proxy must be an http:// or https:// proxy; got socks5:// (SOCKS is not supported).',
       ],
     ];
     for (const [args, env, message] of cases) {
@@ -101,5 +103,41 @@ describe('the command line', () => {
     const bin = readFileSync(BIN, 'utf8');
     const minimum = /const MIN_NODE = \[(\d+), (\d+), (\d+)\];/.exec(bin)?.slice(1).join('.');
     expect(`>=${minimum}`).toBe(pkg.engines.node);
+  });
+
+  it('runs with a SOCKS proxy variable meant for other tools, warning that it is ignored', async () => {
+    const out = await run(
+      ['call', 'search_models', '--limit', '1', '--sandbox'],
+      scrubbedEnv({ HTTPS_PROXY: 'socks5://proxy:1080' }),
+    );
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('1 of ');
+  });
+
+  it('call without a key or base URL is a settings mistake: the fix and exit code 2', async () => {
+    const out = await run(
+      ['call', 'search_models'],
+      scrubbedEnv({ MODEL_FEED_BASE_URL: 'https://feed.example.com' }),
+    );
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^No API key: set MODEL_FEED_API_KEY/);
+  });
+
+  it('sandbox: a port in use and a key it cannot accept are one-line mistakes, not internal errors', async () => {
+    const blocker = createServer(() => {});
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((blocker.address() as AddressInfo).port);
+      const busy = await run(['sandbox', '--port', port]);
+      expect(busy.code).toBe(2);
+      expect(busy.stderr).toBe(
+        `model-feed-mcp: port ${port} on 127.0.0.1 is in use; choose another with --port, or --port 0 for a free one.\n`,
+      );
+    } finally {
+      blocker.close();
+    }
+    const spaced = await run(['sandbox'], scrubbedEnv({ MODEL_FEED_API_KEY: 'two words' }));
+    expect(spaced.code).toBe(2);
+    expect(spaced.stderr).toContain('MODEL_FEED_API_KEY must be printable ASCII without spaces');
   });
 });

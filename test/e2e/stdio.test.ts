@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { startFaultServer } from '../support/fault-server.js';
 import { connectCli, INITIALIZE, INITIALIZED, resultText, scrubbedEnv, spawnRaw } from './harness.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -284,22 +285,53 @@ describe('the process', () => {
   });
 
   it('exits within a second of stdin closing while a call is still waiting on the service', async () => {
-    const raw = spawnRaw({ ...env, MODEL_FEED_BASE_URL: 'http://127.0.0.1:9' });
-    raw.send(INITIALIZE);
-    raw.send(INITIALIZED);
-    raw.send(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'search_models', arguments: {} },
-      }),
+    const hung = await startFaultServer(() => new Promise(() => {}));
+    try {
+      const raw = spawnRaw({ ...env, MODEL_FEED_BASE_URL: hung.url });
+      raw.send(INITIALIZE);
+      raw.send(INITIALIZED);
+      raw.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_models', arguments: {} },
+        }),
+      );
+      await raw.answer(0);
+      for (let i = 0; i < 500 && hung.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(hung.requests).toHaveLength(1);
+      const closedAt = performance.now();
+      raw.child.stdin.end();
+      const { at } = await raw.exited;
+      expect(at - closedAt).toBeLessThan(1000);
+    } finally {
+      await hung.close();
+    }
+  });
+
+  it('answers what it was asked before stdin closed, a last line without a newline included', async () => {
+    const raw = spawnRaw(env);
+    // Everything at once, then the end of input: a script piping requests into the server does this.
+    raw.child.stdin.end(
+      `${INITIALIZE}\n${INITIALIZED}\n` +
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_models', arguments: { limit: 1 } } })}\n` +
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'get_model', arguments: { id: 'openai/gpt-4o' } },
+        }),
     );
-    await raw.answer(0);
-    const closedAt = performance.now();
-    raw.child.stdin.end();
-    const { at } = await raw.exited;
-    expect(at - closedAt).toBeLessThan(1000);
+    const { code } = await raw.exited;
+    expect(code).toBe(0);
+    const answers = raw
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } });
+    expect(answers.map((a) => a.id).sort()).toEqual([0, 1, 2]);
+    expect(answers.every((a) => a.result && !a.result.isError)).toBe(true);
   });
 
   it('exits promptly on SIGTERM and SIGINT', async () => {

@@ -6,7 +6,9 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
+import { MAX_CONCURRENT_REQUESTS } from '../../src/api/http.js';
 import { describeError } from '../../src/describe-error.js';
+import type { RateLimitError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
 import { type FaultServer, json, startFaultServer } from '../support/fault-server.js';
@@ -31,8 +33,8 @@ afterAll(async () => {
   await Promise.all([server.close(), proxy.close()]);
 });
 
-function api(timeoutMs = 5000, now?: () => number): FeedApi {
-  network = createNetworkFetch(proxyUrl);
+function api(timeoutMs = 5000, now?: () => number, maxConcurrent?: number): FeedApi {
+  network = createNetworkFetch(proxyUrl, MAX_CONCURRENT_REQUESTS);
   return createApiClient({
     baseUrl: server.url,
     apiKey: KEY,
@@ -40,11 +42,15 @@ function api(timeoutMs = 5000, now?: () => number): FeedApi {
     userAgent: 'test',
     timeoutMs,
     cacheTtlMs: 0,
-    proxyLabel: undefined,
+    proxyLabel: proxyUrl,
     log: silentLogger,
     ...(now && { now }),
+    ...(maxConcurrent && { maxConcurrent }),
   });
 }
+
+/** "via proxy <url>" where the route has one: every failure names the proxy in use. */
+const via = () => (proxyUrl ? ` via proxy ${proxyUrl.replaceAll('.', '\\.')}` : '');
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -71,7 +77,9 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     });
     const error = await failure(api().listChanges({}));
     expect(describeError(error)).toMatch(
-      /^Could not reach 127\.0\.0\.1:\d+: connection (reset|closed by the other side) \((ECONNRESET|UND_ERR_SOCKET)\), after 3 attempts\./,
+      new RegExp(
+        `^Could not reach 127\\.0\\.0\\.1:\\d+${via()}: connection (reset|closed by the other side) \\((ECONNRESET|UND_ERR_SOCKET)\\), after 3 attempts\\.`,
+      ),
     );
     expect(server.requests).toHaveLength(3);
   });
@@ -81,7 +89,9 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     const started = performance.now();
     const error = await failure(api(1000).listChanges({}));
     expect(performance.now() - started).toBeLessThan(3000);
-    expect(describeError(error)).toMatch(/^No answer from 127\.0\.0\.1:\d+ within 1000 ms \(1 attempt\)\./);
+    expect(describeError(error)).toMatch(
+      new RegExp(`^No answer from 127\\.0\\.0\\.1:\\d+${via()} within 1000 ms \\(1 attempt\\)\\.`),
+    );
   });
 
   it('a stall mid-body is bounded by the same timeout', async () => {
@@ -101,7 +111,9 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     });
     const error = await failure(api().listChanges({}));
     expect(describeError(error)).toMatch(
-      /^Unexpected response from the service at 127\.0\.0\.1:\d+: not JSON \(text\/html\): <h1>Sign in/,
+      new RegExp(
+        `^Unexpected response from the service at 127\\.0\\.0\\.1:\\d+${via()}: not JSON \\(text/html\\): <h1>Sign in`,
+      ),
     );
   });
 
@@ -160,6 +172,29 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     now += 31_000;
     server.setHandler((_req, res) => json(res, 200, page));
     await expect(client.listChanges({})).resolves.toMatchObject({ items: [] });
+  });
+
+  it('a 500: the status, the host, the attempts and the proxy in use', async () => {
+    server.setHandler((_req, res) => json(res, 500, { error: 'database down' }));
+    const error = await failure(api().listChanges({}));
+    expect(describeError(error)).toMatch(
+      new RegExp(
+        `^The service failed: HTTP 500 from 127\\.0\\.0\\.1:\\d+${via()} for /api/v1/changes, after 1 attempt\\. It said: "database down"\\.`,
+      ),
+    );
+  });
+
+  it('a 429 stops the calls queued behind it too: none reaches the service before retry-after', async () => {
+    server.setHandler(async (_req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      json(res, 429, { error: 'daily limit' }, { 'retry-after': '3600', 'x-service-tier': 'free' });
+    });
+    // One request at a time: the second and third calls wait in the queue while the first gets its
+    // 429. (Different queries: identical ones would share the first request.)
+    const client = api(5000, undefined, 1);
+    const errors = await Promise.all([1, 2, 3].map((since) => failure(client.listChanges({ since }))));
+    expect(server.requests).toHaveLength(1);
+    expect(errors.map((e) => (e as RateLimitError).fromMemory)).toEqual([false, true, true]);
   });
 
   it('reuses keep-alive connections instead of opening one per call', async () => {

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, type JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -76,9 +76,18 @@ function api(): FeedApi {
   });
 }
 
+/** Every message the server sent, in order. */
+let sentByServer: JSONRPCMessage[] = [];
+
 async function connect(feed: FeedApi = api(), sampleData = false): Promise<Client> {
   const mcp = createServer({ api: feed, log: silentLogger, version: '0.0.0-test', sampleData });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  sentByServer = [];
+  const send = serverSide.send.bind(serverSide);
+  serverSide.send = (message, options) => {
+    sentByServer.push(message);
+    return send(message, options);
+  };
   const client = new Client({ name: 'test', version: '1' });
   await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
   // The SDK client validates structuredContent against each tool's outputSchema once it has listed them.
@@ -233,9 +242,13 @@ describe('tools over a real MCP client (in memory)', () => {
       signal: controller.signal,
     });
     await arrived;
+    const callId = Math.max(...sentByServer.map((m) => Number((m as { id?: number }).id ?? 0))) + 1;
     controller.abort('user pressed stop');
     await expect(pending).rejects.toThrow();
     await vi.waitFor(() => expect(upstreamAborted).toBe(true), { timeout: 2000 });
+    // The server's side: nothing at all was sent for the cancelled request.
+    await client.ping();
+    expect(sentByServer.some((m) => (m as { id?: number }).id === callId)).toBe(false);
   });
 
   it('marks every result as sample data in sandbox mode', async () => {

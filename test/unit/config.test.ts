@@ -89,7 +89,28 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ logLevel: 'loud' }, base)).toThrow(
       '--log-level must be one of debug, info, warn, error, silent; got "loud".',
     );
-    expect(() => resolveConfig({ proxy: 'socks5://p:1080' }, base)).toThrow(/SOCKS is not supported/);
+  });
+
+  it('refuses a base URL that points at an endpoint, naming the base URL it likely means', () => {
+    const hosted = resolveConfig({}, { ...base, MODEL_FEED_BASE_URL: 'https://feed.example.com/api/mcp' });
+    expect(hosted.setupError?.message).toContain(
+      'points at /api/mcp, an endpoint of the service, not its base URL. Use https://feed.example.com ',
+    );
+    const rest = resolveConfig({ baseUrl: 'https://feed.example.com/v2/api/v1/changes' }, base);
+    expect(rest.setupError?.message).toContain('Use https://feed.example.com/v2 ');
+  });
+
+  it('ignores an unusable proxy variable with a warning, but stops on an unusable --proxy', () => {
+    const config = resolveConfig(
+      {},
+      { ...base, HTTPS_PROXY: 'socks5://proxy:1080', HTTP_PROXY: 'http://p:3128' },
+    );
+    expect(config.proxy.https).toBeUndefined();
+    expect(config.proxy.http).toBe('http://p:3128');
+    expect(config.warnings).toEqual([
+      'HTTPS_PROXY must be an http:// or https:// proxy; got socks5:// (SOCKS is not supported). It is ignored; requests go direct unless --proxy names an HTTP proxy.',
+    ]);
+    expect(() => resolveConfig({ proxy: 'socks5://proxy:1080' }, base)).toThrow(/--proxy must be an http/);
   });
 
   it('reads proxy variables in either case, upper case first', () => {
