@@ -1,9 +1,12 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { makeCertificates, type TestCertificates } from '../support/certs.js';
-import { type HttpsSandbox, startHttpsSandbox } from '../support/https-sandbox.js';
-import { startProxy, type TestProxy } from '../support/proxy.js';
+import {
+  type CorporateNetwork,
+  PROXY_PASSWORD,
+  PROXY_USER,
+  startCorporateNetwork,
+} from '../support/corporate-network.js';
 import { run, scrubbedEnv } from './harness.js';
 
 interface DoctorCheck {
@@ -15,27 +18,16 @@ interface DoctorCheck {
   ms?: number;
 }
 
-// A name no DNS server knows: only the proxy's own table resolves it.
-const HOST = 'feed.internal.test';
 const TLS_KEY = 'mfsk_doctor_behind_proxy_0123456789';
-const PROXY_USER = 'alice';
-const PROXY_PASSWORD = 's3cr3t-pr0xy';
 
 let sandbox: Sandbox;
-let certs: TestCertificates;
-let httpsService: HttpsSandbox;
-let proxy: TestProxy;
+let network: CorporateNetwork;
 
 beforeAll(async () => {
-  certs = makeCertificates(HOST);
-  [sandbox, httpsService, proxy] = await Promise.all([
-    startSandbox(),
-    startHttpsSandbox(certs, TLS_KEY),
-    startProxy({ hosts: { [HOST]: '127.0.0.1' }, credentials: `${PROXY_USER}:${PROXY_PASSWORD}` }),
-  ]);
+  [sandbox, network] = await Promise.all([startSandbox(), startCorporateNetwork(TLS_KEY)]);
 });
 afterAll(async () => {
-  await Promise.all([sandbox?.close(), httpsService?.close(), proxy?.close()]);
+  await Promise.all([sandbox?.close(), network?.close()]);
 });
 
 /** `doctor --json` with only the given env; bounded: every step has a 3 s limit. */
@@ -54,11 +46,10 @@ async function doctor(env: Record<string, string>, args: string[] = []) {
 }
 
 const sandboxEnv = () => ({ MODEL_FEED_BASE_URL: sandbox.url, MODEL_FEED_API_KEY: sandbox.key });
-const proxyUrl = () => `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
 const httpsEnv = () => ({
-  MODEL_FEED_BASE_URL: `https://${HOST}:${httpsService.port}`,
+  MODEL_FEED_BASE_URL: network.baseUrl,
   MODEL_FEED_API_KEY: TLS_KEY,
-  HTTPS_PROXY: proxyUrl(),
+  HTTPS_PROXY: network.proxyUrl,
 });
 
 /** A loopback port nothing listens on. */
@@ -155,10 +146,12 @@ describe('model-feed-mcp doctor', () => {
   });
 
   it('with NODE_EXTRA_CA_CERTS and HTTPS_PROXY: passes, saying which proxy, why, and who resolves the name', async () => {
-    proxy.connects.length = 0;
-    const out = await doctor({ ...httpsEnv(), NODE_EXTRA_CA_CERTS: certs.caFile });
+    network.proxy.connects.length = 0;
+    const out = await doctor({ ...httpsEnv(), NODE_EXTRA_CA_CERTS: network.certs.caFile });
     expect(out.code, out.stdout).toBe(0);
-    expect(out.check('proxy').detail).toBe(`via http://***@127.0.0.1:${proxy.port} (from HTTPS_PROXY)`);
+    expect(out.check('proxy').detail).toBe(
+      `via http://***@127.0.0.1:${network.proxy.port} (from HTTPS_PROXY)`,
+    );
     expect(out.check('dns').detail).toBe(
       'proxy 127.0.0.1 → 127.0.0.1; feed.internal.test itself is resolved by the proxy',
     );
@@ -167,7 +160,7 @@ describe('model-feed-mcp doctor', () => {
       /^certificate of feed\.internal\.test verified, issued by model-feed-mcp test CA .*through a CONNECT tunnel via http:\/\/\*\*\*@127\.0\.0\.1:\d+$/,
     );
     // The TLS probe's tunnel and the authenticated request's both carried the proxy credentials.
-    expect(proxy.connects.map((c) => c.proxyAuthorization)).toEqual([
+    expect(network.proxy.connects.map((c) => c.proxyAuthorization)).toEqual([
       `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
       `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
     ]);
@@ -178,8 +171,8 @@ describe('model-feed-mcp doctor', () => {
   it('a proxy that wants credentials: says to put them in the proxy URL', async () => {
     const out = await doctor({
       ...httpsEnv(),
-      HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
-      NODE_EXTRA_CA_CERTS: certs.caFile,
+      HTTPS_PROXY: `http://127.0.0.1:${network.proxy.port}`,
+      NODE_EXTRA_CA_CERTS: network.certs.caFile,
     });
     expect(out.code).toBe(1);
     expect(out.check('tls').fix).toMatch(

@@ -144,3 +144,11 @@ export const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
 export const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+/** One JSON-RPC request line (without the newline). */
+export const request = (id: number, method: string, params?: unknown): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+
+/** One tools/call request line. */
+export const toolCall = (id: number, name: string, args: unknown): string =>
+  request(id, 'tools/call', { name, arguments: args });

@@ -1,45 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeCertificates, type TestCertificates } from '../support/certs.js';
-import { type HttpsSandbox, startHttpsSandbox } from '../support/https-sandbox.js';
-import { startProxy, type TestProxy } from '../support/proxy.js';
+import {
+  type CorporateNetwork,
+  HOST,
+  PROXY_PASSWORD,
+  PROXY_USER,
+  startCorporateNetwork,
+} from '../support/corporate-network.js';
 import { connectCli, resultText, scrubbedEnv } from './harness.js';
 
-// A name no DNS server knows: only the proxy's own table resolves it.
-const HOST = 'feed.internal.test';
 const KEY = 'mfsk_behind_the_proxy_0123456789';
-const PROXY_USER = 'alice';
-const PROXY_PASSWORD = 's3cr3t-pr0xy';
 
-let certs: TestCertificates;
-let service: HttpsSandbox;
-let proxy: TestProxy;
+let network: CorporateNetwork;
 let baseUrl: string;
 
 beforeAll(async () => {
-  certs = makeCertificates(HOST);
-  service = await startHttpsSandbox(certs, KEY);
-  proxy = await startProxy({
-    hosts: { [HOST]: '127.0.0.1' },
-    credentials: `${PROXY_USER}:${PROXY_PASSWORD}`,
-  });
-  baseUrl = `https://${HOST}:${service.port}`;
+  network = await startCorporateNetwork(KEY);
+  baseUrl = network.baseUrl;
 });
-afterAll(async () => {
-  await Promise.all([service?.close(), proxy?.close()]);
-});
+afterAll(() => network?.close());
 
-const proxyUrl = () => `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
+const proxyUrl = () => network.proxyUrl;
 
 describe('behind a corporate proxy with TLS inspection', () => {
   it('reaches HTTPS through HTTPS_PROXY (CONNECT, credentials in the URL) with a private CA from NODE_EXTRA_CA_CERTS', async () => {
-    proxy.connects.length = 0;
-    service.app.clearRequests();
+    network.proxy.connects.length = 0;
+    network.service.app.clearRequests();
     const session = await connectCli(
       scrubbedEnv({
         MODEL_FEED_API_KEY: KEY,
         MODEL_FEED_BASE_URL: baseUrl,
         HTTPS_PROXY: proxyUrl(),
-        NODE_EXTRA_CA_CERTS: certs.caFile,
+        NODE_EXTRA_CA_CERTS: network.certs.caFile,
         MODEL_FEED_LOG_LEVEL: 'debug',
       }),
     );
@@ -47,16 +38,16 @@ describe('behind a corporate proxy with TLS inspection', () => {
       const result = await session.call('get_model', { id: 'openai/gpt-4o' });
       expect(result.isError, resultText(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ catalogStatus: 'listed' });
-      expect(proxy.connects[0]).toEqual({
-        target: `${HOST}:${service.port}`,
+      expect(network.proxy.connects[0]).toEqual({
+        target: `${HOST}:${network.service.port}`,
         proxyAuthorization: `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
       });
-      expect(service.app.requests.map((r) => r.headers.authorization)).toEqual([
+      expect(network.service.app.requests.map((r) => r.headers.authorization)).toEqual([
         `Bearer ${KEY}`,
         `Bearer ${KEY}`,
       ]);
       // The proxy in use is logged at debug level, without its credentials; the key never.
-      expect(session.stderr()).toContain(`via http://***@127.0.0.1:${proxy.port} (from HTTPS_PROXY)`);
+      expect(session.stderr()).toContain(`via http://***@127.0.0.1:${network.proxy.port} (from HTTPS_PROXY)`);
       expect(session.stderr()).not.toContain(PROXY_PASSWORD);
       expect(session.stderr()).not.toContain(KEY);
     } finally {
@@ -85,8 +76,8 @@ describe('behind a corporate proxy with TLS inspection', () => {
       scrubbedEnv({
         MODEL_FEED_API_KEY: KEY,
         MODEL_FEED_BASE_URL: baseUrl,
-        HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
-        NODE_EXTRA_CA_CERTS: certs.caFile,
+        HTTPS_PROXY: `http://127.0.0.1:${network.proxy.port}`,
+        NODE_EXTRA_CA_CERTS: network.certs.caFile,
       }),
     );
     try {
@@ -101,14 +92,14 @@ describe('behind a corporate proxy with TLS inspection', () => {
   });
 
   it('NO_PROXY sends the request direct: the proxy sees nothing', async () => {
-    proxy.connects.length = 0;
+    network.proxy.connects.length = 0;
     const session = await connectCli(
       scrubbedEnv({
         MODEL_FEED_API_KEY: KEY,
         MODEL_FEED_BASE_URL: baseUrl,
         HTTPS_PROXY: proxyUrl(),
         NO_PROXY: '.internal.test',
-        NODE_EXTRA_CA_CERTS: certs.caFile,
+        NODE_EXTRA_CA_CERTS: network.certs.caFile,
         MODEL_FEED_TIMEOUT_MS: '3000',
       }),
     );
@@ -118,27 +109,27 @@ describe('behind a corporate proxy with TLS inspection', () => {
       expect(result.isError).toBe(true);
       expect(resultText(result)).toMatch(/Could not reach feed\.internal\.test:\d+: DNS lookup failed/);
       expect(resultText(result)).not.toContain('via proxy');
-      expect(proxy.connects).toEqual([]);
+      expect(network.proxy.connects).toEqual([]);
     } finally {
       await session.close();
     }
   });
 
   it('--proxy overrides the env vars', async () => {
-    proxy.connects.length = 0;
+    network.proxy.connects.length = 0;
     const session = await connectCli(
       scrubbedEnv({
         MODEL_FEED_API_KEY: KEY,
         MODEL_FEED_BASE_URL: baseUrl,
         HTTPS_PROXY: 'http://127.0.0.1:9',
-        NODE_EXTRA_CA_CERTS: certs.caFile,
+        NODE_EXTRA_CA_CERTS: network.certs.caFile,
       }),
       ['--proxy', proxyUrl()],
     );
     try {
       const result = await session.call('search_models', { limit: 1 });
       expect(result.isError, resultText(result)).toBeFalsy();
-      expect(proxy.connects).toHaveLength(1);
+      expect(network.proxy.connects).toHaveLength(1);
     } finally {
       await session.close();
     }

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { startProxy } from '../support/proxy.js';
-import { connectCli, INITIALIZE, INITIALIZED, resultText, scrubbedEnv, spawnRaw } from './harness.js';
+import {
+  connectCli,
+  INITIALIZE,
+  INITIALIZED,
+  request,
+  resultText,
+  scrubbedEnv,
+  spawnRaw,
+  toolCall,
+} from './harness.js';
 
 let sandbox: Sandbox;
 let hung: FaultServer;
@@ -14,11 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([sandbox.close(), hung.close()]);
 });
-
-const request = (id: number, method: string, params?: unknown) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
-const toolCall = (id: number, name: string, args: unknown) =>
-  request(id, 'tools/call', { name, arguments: args });
 
 describe('cancellation', () => {
   it('notifications/cancelled aborts the upstream request (its socket closes) and no result is sent', async () => {

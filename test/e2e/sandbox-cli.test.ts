@@ -1,7 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectCli, INITIALIZE, INITIALIZED, resultText, run, scrubbedEnv, spawnRaw } from './harness.js';
+import {
+  connectCli,
+  INITIALIZE,
+  INITIALIZED,
+  resultText,
+  run,
+  scrubbedEnv,
+  spawnRaw,
+  toolCall,
+} from './harness.js';
 
 /** `model-feed-mcp sandbox`, running until the test stops it; resolves once it printed its address. */
 async function startSandboxCli(env = scrubbedEnv()) {
@@ -130,14 +139,7 @@ describe('--sandbox: every tool with no key and no network', () => {
     const raw = spawnRaw(scrubbedEnv(), ['--sandbox', '--log-level', 'debug']);
     raw.send(INITIALIZE);
     raw.send(INITIALIZED);
-    raw.send(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'search_models', arguments: {} },
-      }),
-    );
+    raw.send(toolCall(1, 'search_models', {}));
     await raw.answer(1);
     raw.child.stdin.end();
     await raw.exited;

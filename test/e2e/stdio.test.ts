@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { startFaultServer } from '../support/fault-server.js';
-import { connectCli, INITIALIZE, INITIALIZED, resultText, scrubbedEnv, spawnRaw } from './harness.js';
+import {
+  connectCli,
+  INITIALIZE,
+  INITIALIZED,
+  resultText,
+  scrubbedEnv,
+  spawnRaw,
+  toolCall,
+} from './harness.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -233,22 +241,8 @@ describe('the process', () => {
     raw.send(INITIALIZED);
     raw.send('not json at all');
     raw.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
-    raw.send(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'get_model', arguments: { id: 'openai/gpt-4o' } },
-      }),
-    );
-    raw.send(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: { name: 'list_model_changes', arguments: { limit: 500 } },
-      }),
-    );
+    raw.send(toolCall(2, 'get_model', { id: 'openai/gpt-4o' }));
+    raw.send(toolCall(3, 'list_model_changes', { limit: 500 }));
     raw.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'no/such/method' }));
     await raw.answer(2);
     expect((await raw.answer(3)).result).toMatchObject({ isError: true });
@@ -268,14 +262,7 @@ describe('the process', () => {
     const raw = spawnRaw(env);
     raw.send(INITIALIZE);
     raw.send(INITIALIZED);
-    raw.send(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'search_models', arguments: {} },
-      }),
-    );
+    raw.send(toolCall(1, 'search_models', {}));
     await raw.answer(1);
     const closedAt = performance.now();
     raw.child.stdin.end();
@@ -290,14 +277,7 @@ describe('the process', () => {
       const raw = spawnRaw({ ...env, MODEL_FEED_BASE_URL: hung.url });
       raw.send(INITIALIZE);
       raw.send(INITIALIZED);
-      raw.send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'search_models', arguments: {} },
-        }),
-      );
+      raw.send(toolCall(1, 'search_models', {}));
       await raw.answer(0);
       for (let i = 0; i < 500 && hung.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(hung.requests).toHaveLength(1);
@@ -315,13 +295,8 @@ describe('the process', () => {
     // Everything at once, then the end of input: a script piping requests into the server does this.
     raw.child.stdin.end(
       `${INITIALIZE}\n${INITIALIZED}\n` +
-        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_models', arguments: { limit: 1 } } })}\n` +
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 2,
-          method: 'tools/call',
-          params: { name: 'get_model', arguments: { id: 'openai/gpt-4o' } },
-        }),
+        `${toolCall(1, 'search_models', { limit: 1 })}\n` +
+        toolCall(2, 'get_model', { id: 'openai/gpt-4o' }),
     );
     const { code } = await raw.exited;
     expect(code).toBe(0);
