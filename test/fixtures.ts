@@ -1,5 +1,28 @@
 /** Small, valid service resources for unit tests (the sandbox serves the real data set). */
 
+import { type ApiClientOptions, createApiClient, type FeedApi } from '../src/api/client.js';
+import { silentLogger } from '../src/log.js';
+
+export const TEST_BASE = 'https://feed.test';
+
+/**
+ * The REST client as unit tests use it: pointed at `TEST_BASE`, on the global fetch (looked up per
+ * call: msw patches it once its server listens), with a silent log.
+ */
+export function testApiClient(apiKey: string, overrides: Partial<ApiClientOptions> = {}): FeedApi {
+  return createApiClient({
+    baseUrl: TEST_BASE,
+    apiKey,
+    fetch: (url, init) => globalThis.fetch(url, init),
+    userAgent: 'model-feed-mcp/test',
+    timeoutMs: 2000,
+    cacheTtlMs: 60_000,
+    proxyLabel: undefined,
+    log: silentLogger,
+    ...overrides,
+  });
+}
+
 export function changeEvent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: '00000000-0000-4000-8000-000000000001',

@@ -1,6 +1,6 @@
 import changesJson from './data/changes.json' with { type: 'json' };
 import modelsJson from './data/models.json' with { type: 'json' };
-import { EVENT_TYPES, type EventType, VERIFICATION_STATUSES, type VerificationStatus } from './types.js';
+import { type ChangeEvent, EVENT_TYPES, VERIFICATION_STATUSES } from './types.js';
 
 /** Catalog state of a model at the newest snapshot of the aggregator's catalog. */
 export interface RawCatalogStatus {
@@ -29,18 +29,7 @@ export interface RawModel {
 }
 
 /** One record of data/changes.json: a ChangeEvent without id/official, plus the model's catalog id. */
-export interface RawChangeEvent {
-  eventType: EventType;
-  title: string;
-  summary: string | null;
-  beforeValue: string | null;
-  afterValue: string | null;
-  sourceUrl: string | null;
-  sourceName: string;
-  verificationStatus: VerificationStatus;
-  detectedAt: string;
-  publishedAt: string | null;
-  model: { slug: string; name: string; company: string; accentColor: string };
+export interface RawChangeEvent extends Omit<ChangeEvent, 'id' | 'official'> {
   catalogId: string;
 }
 

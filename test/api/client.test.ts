@@ -1,7 +1,7 @@
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiClientOptions, createApiClient } from '../../src/api/client.js';
+import type { ApiClientOptions } from '../../src/api/client.js';
 import { describeError } from '../../src/describe-error.js';
 import {
   AbortedError,
@@ -14,10 +14,9 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from '../../src/errors.js';
-import { silentLogger } from '../../src/log.js';
-import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
+import { changeEvent, changesPage, model, modelsPage, TEST_BASE, testApiClient } from '../fixtures.js';
 
-const BASE = 'https://feed.test';
+const BASE = TEST_BASE;
 const KEY = 'mfsk_test_0123456789abcdef';
 
 const server = setupServer();
@@ -35,19 +34,7 @@ function recordRequests(): Request[] {
 }
 
 function client(overrides: Partial<ApiClientOptions> = {}) {
-  return createApiClient({
-    baseUrl: BASE,
-    apiKey: KEY,
-    // Looked up per call: msw patches the global fetch once the server listens.
-    fetch: (url, init) => globalThis.fetch(url, init),
-    userAgent: 'model-feed-mcp/test',
-    timeoutMs: 2000,
-    cacheTtlMs: 60_000,
-    proxyLabel: undefined,
-    log: silentLogger,
-    random: () => 0,
-    ...overrides,
-  });
+  return testApiClient(KEY, { random: () => 0, ...overrides });
 }
 
 const rateHeaders = { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '998', 'x-service-tier': 'free' };

@@ -4,13 +4,13 @@ import { type CallToolResult, type JSONRPCMessage, McpError } from '@modelcontex
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApiClient, type FeedApi, unavailableApi } from '../../src/api/client.js';
+import { type FeedApi, unavailableApi } from '../../src/api/client.js';
 import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createServer, RATE_LIMIT_META_KEY, SAMPLE_DATA_NOTE } from '../../src/server.js';
-import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
+import { changeEvent, changesPage, model, modelsPage, TEST_BASE, testApiClient } from '../fixtures.js';
 
-const BASE = 'https://feed.test';
+const BASE = TEST_BASE;
 const KEY = 'mfsk_test_tools_0123456789';
 
 const catalog = [
@@ -64,16 +64,7 @@ afterEach(() => {
 afterAll(() => server.close());
 
 function api(): FeedApi {
-  return createApiClient({
-    baseUrl: BASE,
-    apiKey: KEY,
-    fetch: (url, init) => globalThis.fetch(url, init),
-    userAgent: 'test',
-    timeoutMs: 2000,
-    cacheTtlMs: 60_000,
-    proxyLabel: undefined,
-    log: silentLogger,
-  });
+  return testApiClient(KEY);
 }
 
 /** Every message the server sent, in order. */
