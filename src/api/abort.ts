@@ -1,8 +1,8 @@
 /**
- * Abort helpers. A call's signal is "the MCP request's signal OR a timer". AbortSignal.any with
+ * Abort helpers. An attempt's signal is "the caller's signal OR a timer". AbortSignal.any with
  * AbortSignal.timeout would express that, but its timer and listeners outlive a call that finished
  * early (15 s each by default), so thousands of fast calls would pile them up; here both are
- * released the moment the call settles.
+ * released the moment the attempt settles.
  */
 
 export interface Deadline {
@@ -34,17 +34,17 @@ export function deadline(parent: AbortSignal | undefined, ms: number): Deadline 
 }
 
 /** Resolves after `ms`, or rejects as soon as the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal?.reason);
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The resilience contract every upstream request goes through: bearer auth, one timeout bounding
- * the whole call (retries included) combined with the caller's abort signal, retries for GETs on
+ * the whole call (queueing, attempts and the waits between them) combined with the caller's abort
+ * signal, retries for GETs on
  * network errors, attempt timeouts and 502/503/504, a remembered 429, a cap on concurrent
  * requests, same-origin redirects only, a 10 MiB body cap, and the rate-limit headers read on
  * every response. Failures come out as the classes of errors.ts.
@@ -19,7 +20,7 @@ import {
 import { type Logger, redact } from '../log.js';
 import { isPermanentFailure } from '../net/failure-kinds.js';
 import { deadline, sleep } from './abort.js';
-import { ConcurrencyLimiter } from './limiter.js';
+import { ConcurrencyLimiter, QueueTimeout } from './limiter.js';
 import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
 import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
 
@@ -127,7 +128,9 @@ async function readCapped(response: ResponseLike, maxBytes: number): Promise<str
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A small body arrives as one chunk: decoded in place rather than copied first.
+  const whole = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, total);
+  return Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString('utf8');
 }
 
 function snippet(text: string): string {
@@ -152,6 +155,8 @@ export class HttpClient {
   private lastRateLimit: RateLimitInfo | undefined;
   /** The last 429, answered from memory until its retry-after passes. */
   private rateLimited: RateLimitError | undefined;
+  /** The same on every request, so built once. */
+  private readonly headers: Record<string, string>;
 
   constructor(private readonly options: HttpOptions) {
     this.limiter = new ConcurrencyLimiter(options.maxConcurrent ?? MAX_CONCURRENT_REQUESTS);
@@ -161,6 +166,11 @@ export class HttpClient {
     this.origin = base.origin;
     this.host = base.host;
     this.basePath = base.pathname.replace(/\/+$/, '');
+    this.headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+    };
   }
 
   get rateLimit(): RateLimitInfo | undefined {
@@ -190,18 +200,17 @@ export class HttpClient {
     };
     this.throwIfRateLimited(facts);
 
-    const call = deadline(signal, this.options.timeoutMs);
+    // No timer spans the call: each stage is bounded by the time the call has left, which costs
+    // one timer per attempt instead of two (and none for a request that does not queue).
     const started = this.now();
     try {
-      return await this.limiter.run(call.signal, () =>
-        this.withRetries(`${this.options.baseUrl}${pathAndQuery}`, facts, call.signal, started),
+      return await this.limiter.run(signal, this.options.timeoutMs, () =>
+        this.withRetries(`${this.options.baseUrl}${pathAndQuery}`, facts, signal, started),
       );
     } catch (error) {
       if (signal?.aborted) throw new AbortedError();
-      if (call.timedOut()) throw new TimeoutError(this.options.timeoutMs, { ...facts });
+      if (error instanceof QueueTimeout) throw new TimeoutError(this.options.timeoutMs, { ...facts });
       throw error;
-    } finally {
-      call.dispose();
     }
   }
 
@@ -220,21 +229,27 @@ export class HttpClient {
     throw limit.remembered(now, { ...facts });
   }
 
-  private async withRetries(url: string, facts: RequestFacts, callSignal: AbortSignal, started: number) {
+  private async withRetries(
+    url: string,
+    facts: RequestFacts,
+    signal: AbortSignal | undefined,
+    started: number,
+  ) {
+    const { timeoutMs } = this.options;
     for (;;) {
       this.throwIfRateLimited(facts);
       facts.attempts++;
-      const remaining = this.options.timeoutMs - (this.now() - started);
-      const outcome = await this.attempt(
-        url,
-        facts,
-        callSignal,
-        attemptBudgetMs(this.options.timeoutMs, remaining),
-      );
+      const remaining = timeoutMs - (this.now() - started);
+      const budget = attemptBudgetMs(timeoutMs, remaining);
+      const outcome = await this.attempt(url, facts, signal, budget);
       if (outcome.kind === 'response') return this.interpret(outcome, facts);
+      // An attempt that ran out of the call's own time is the call timing out, not a retry.
+      if (outcome.error instanceof TimeoutError && budget >= remaining) {
+        throw new TimeoutError(timeoutMs, { ...facts });
+      }
 
       const wait = backoffMs(facts.attempts, this.random);
-      const left = this.options.timeoutMs - (this.now() - started);
+      const left = timeoutMs - (this.now() - started);
       if (facts.attempts >= MAX_ATTEMPTS || wait >= left) throw outcome.error;
       this.options.log.debug('retrying', {
         path: facts.path,
@@ -242,7 +257,7 @@ export class HttpClient {
         waitMs: wait,
         after: outcome.error.message,
       });
-      await sleep(wait, callSignal);
+      await sleep(wait, signal);
     }
   }
 
@@ -250,10 +265,10 @@ export class HttpClient {
   private async attempt(
     url: string,
     facts: RequestFacts,
-    callSignal: AbortSignal,
+    signal: AbortSignal | undefined,
     budgetMs: number,
   ): Promise<AttemptOutcome> {
-    const attempt = deadline(callSignal, budgetMs);
+    const attempt = deadline(signal, budgetMs);
     const t0 = this.now();
     let status = 0;
     try {
@@ -261,11 +276,7 @@ export class HttpClient {
       for (let hop = 0; ; hop++) {
         const response = await this.options.fetch(target, {
           method: 'GET',
-          headers: {
-            authorization: `Bearer ${this.options.apiKey}`,
-            accept: 'application/json',
-            'user-agent': this.options.userAgent,
-          },
+          headers: this.headers,
           redirect: 'manual',
           signal: attempt.signal,
         });
@@ -321,7 +332,7 @@ export class HttpClient {
           ...facts,
         });
       }
-      if (callSignal.aborted) throw error;
+      if (signal?.aborted) throw error;
       if (attempt.timedOut()) {
         return { kind: 'retryable', error: new TimeoutError(budgetMs, { ...facts }) };
       }

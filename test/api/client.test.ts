@@ -301,6 +301,27 @@ describe('REST client: HTTP errors', () => {
     expect(elapsed).toBeLessThan(3000);
   });
 
+  it('bounds the wait for a free connection by the same timeout', async () => {
+    // A fetch that ignores its abort signal keeps the only slot for good; the call queued behind it
+    // must still end when its own time is up, without ever being sent.
+    let sent = 0;
+    const api = client({
+      timeoutMs: 300,
+      maxConcurrent: 1,
+      fetch: () => {
+        sent++;
+        return new Promise(() => {});
+      },
+    });
+    void api.listChanges({ since: 1 });
+    const started = performance.now();
+    const error = await api.listChanges({ since: 2 }).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(describeError(error)).toMatch(/within 300 ms \(0 attempts\)/);
+    expect(sent).toBe(1);
+  });
+
   it('a body that is not JSON is an unexpected response, not a crash', async () => {
     server.use(http.get(`${BASE}/api/v1/changes`, () => HttpResponse.html('<html>Proxy login</html>')));
     const error = await client()

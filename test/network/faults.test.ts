@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
 import { MAX_CONCURRENT_REQUESTS } from '../../src/api/http.js';
 import { describeError } from '../../src/describe-error.js';
-import type { RateLimitError } from '../../src/errors.js';
+import { AbortedError, type RateLimitError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
 import { type FaultServer, json, startFaultServer } from '../support/fault-server.js';
@@ -92,6 +92,30 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     expect(describeError(error)).toMatch(
       new RegExp(`^No answer from 127\\.0\\.0\\.1:\\d+${via()} within 1000 ms \\(1 attempt\\)\\.`),
     );
+  });
+
+  it('a call queued behind slow ones is bounded by the same timeout; a cancelled one is never sent', async () => {
+    server.setHandler(async (_req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      json(res, 200, page);
+    });
+    // One request at a time: the second call waits 600 ms for the first, then has 400 ms left.
+    const client = api(1000, undefined, 1);
+    const cancel = new AbortController();
+    const started = performance.now();
+    const [first, cancelled, queued] = await Promise.all([
+      client.listChanges({ since: 1 }),
+      failure(client.listChanges({ since: 2 }, cancel.signal)),
+      failure(client.listChanges({ since: 3 })),
+      Promise.resolve().then(() => cancel.abort()),
+    ]);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(first).toMatchObject({ items: [] });
+    expect(cancelled).toBeInstanceOf(AbortedError);
+    expect(describeError(queued)).toMatch(
+      /^No answer from 127\.0\.0\.1:\d+.* within 1000 ms \(1 attempt\)\./,
+    );
+    expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/changes?since=1', '/api/v1/changes?since=3']);
   });
 
   it('a stall mid-body is bounded by the same timeout', async () => {
