@@ -93,6 +93,25 @@ describe('REST client: requests and parsing', () => {
     expect(page).toMatchObject({ serverNote: 'hi' });
   });
 
+  it('reads an optional field of the wrong type as null; a required one fails the answer', async () => {
+    const odd = model({ contextLength: '128k', pricing: 'free', huggingfaceId: 42 });
+    server.use(http.get(`${BASE}/api/v1/models`, () => HttpResponse.json(modelsPage([odd]))));
+    const page = await client().listModels({});
+    expect(page.items[0]).toMatchObject({
+      id: 'openai/gpt-4o',
+      contextLength: null,
+      pricing: null,
+      huggingfaceId: null,
+    });
+
+    server.use(http.get(`${BASE}/api/v1/models`, () => HttpResponse.json(modelsPage([model({ id: 7 })]))));
+    const error = await client()
+      .listModels({ vendor: 'x' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(describeError(error)).toContain('items.0.id');
+  });
+
   it('reads the rate-limit headers of every response', async () => {
     server.use(
       http.get(`${BASE}/api/v1/models`, () =>
