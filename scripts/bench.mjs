@@ -127,8 +127,13 @@ function directGet(sandbox, agent, path) {
       `${sandbox.url}${path}`,
       { agent, headers: { authorization: `Bearer ${sandbox.key}` } },
       (res) => {
-        res.resume();
-        res.once('end', resolve);
+        // Read and parsed, as any consumer of the REST API would: the runner does the same.
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.once('end', () => resolve(JSON.parse(body)));
       },
     );
     req.once('error', reject);
@@ -200,6 +205,9 @@ function rawSession(sandbox, args, extraEnv = {}) {
   };
 }
 
+const WARM_UP_CALLS = 50;
+const MEASURED_CALLS = 500;
+
 async function perCall() {
   const sandbox = await externalSandbox();
   const server = rawSession(sandbox, [bin, '--cache-ttl', '0']);
@@ -221,7 +229,7 @@ async function perCall() {
     const viaForwarder = [];
     const direct = [];
     // Interleaved, so that drift on a shared machine hits all three alike.
-    for (let i = 0; i < 350; i++) {
+    for (let i = 0; i < WARM_UP_CALLS + MEASURED_CALLS; i++) {
       let t = performance.now();
       const answer = await server.rpc('tools/call', { name: tool, arguments: args });
       if (answer.result?.isError) throw new Error(`${tool} failed: ${answer.result.content[0].text}`);
@@ -231,8 +239,8 @@ async function perCall() {
       const forwarderMs = performance.now() - t;
       t = performance.now();
       for (const path of DIRECT[tool]) await directGet(sandbox, agent, path);
-      // The first 50 of each warm up all paths (JIT, connections) and are not counted.
-      if (i >= 50) {
+      // The first calls of each warm up all paths (JIT, connections) and are not counted.
+      if (i >= WARM_UP_CALLS) {
         viaTool.push(toolMs);
         viaForwarder.push(forwarderMs);
         direct.push(performance.now() - t);
@@ -400,7 +408,9 @@ table(['runtime', "bare `node -e ''`", 'to initialize', 'ratio', 'to tools/list'
 
 const sandbox = await startSandbox({ tier: 'pro' });
 try {
-  section('Per-call latency over stdio, cache off, against direct keep-alive requests (medians of 300)');
+  section(
+    `Per-call latency over stdio, cache off, against direct keep-alive requests (medians of ${MEASURED_CALLS})`,
+  );
   const latency = await perCall();
   table(['tool', 'tool call', 'direct request(s)', 'overhead', 'reference: minimal forwarder'], latency.rows);
   console.log(
