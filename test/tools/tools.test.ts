@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { type CallToolResult, type JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  type JSONRPCMessage,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -197,6 +202,28 @@ describe('tools over a real MCP client (in memory)', () => {
     expect((error as McpError).message).toContain(
       'Unknown tool "delete_model". Available tools: list_model_changes, get_model, search_models.',
     );
+  });
+
+  it('a malformed tools/call is -32602 and an unknown method -32601, as the SDK answers them', async () => {
+    const client = await connect();
+    const ask = (method: string, params: Record<string, unknown>) =>
+      client.request({ method, params } as never, CallToolResultSchema).catch((e: unknown) => e as McpError);
+    for (const params of [
+      {},
+      { name: 7 },
+      { name: 'get_model', arguments: 'openai/gpt-4o' },
+      { name: 'get_model', arguments: [1] },
+    ]) {
+      const error = await ask('tools/call', params);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error.code).toBe(-32602);
+      expect(error.message).toContain('params need a string "name" and an "arguments" object');
+    }
+    const unknown = await ask('resources/list', {});
+    expect(unknown.code).toBe(-32601);
+    // Word for word the SDK's own answer: the client adds its "MCP error -32601: " prefix once.
+    expect(unknown.message).toBe('MCP error -32601: Method not found');
+    expect(requests).toHaveLength(0);
   });
 
   it('says when fewer than 5% of the daily calls remain', async () => {
