@@ -205,6 +205,11 @@ function rawSession(sandbox, args, extraEnv = {}) {
   };
 }
 
+/**
+ * References timed in the same loop: the least any stdio runner can do per call (no SDK), and the
+ * least a runner on the MCP SDK can do. Each forwards the call to the same paths, unchecked.
+ */
+const REFERENCE_SCRIPTS = ['bench-forwarder.cjs', 'bench-sdk-forwarder.cjs'];
 const WARM_UP_CALLS = 50;
 const MEASURED_CALLS = 500;
 
@@ -221,39 +226,42 @@ async function perCall() {
     pings.push(performance.now() - t);
   }
   for (const [tool, args] of Object.entries(TOOL_CALLS)) {
-    const forwarder = rawSession(sandbox, [`${root}scripts/bench-forwarder.cjs`], {
-      BENCH_FORWARD_PATHS: JSON.stringify(DIRECT[tool]),
-    });
-    await forwarder.start();
+    const references = [];
+    for (const script of REFERENCE_SCRIPTS) {
+      const reference = rawSession(sandbox, [`${root}scripts/${script}`], {
+        BENCH_FORWARD_PATHS: JSON.stringify(DIRECT[tool]),
+      });
+      await reference.start();
+      references.push(reference);
+    }
     const viaTool = [];
-    const viaForwarder = [];
+    const viaReference = references.map(() => []);
     const direct = [];
-    // Interleaved, so that drift on a shared machine hits all three alike.
+    // Interleaved, so that drift on a shared machine hits all of them alike.
     for (let i = 0; i < WARM_UP_CALLS + MEASURED_CALLS; i++) {
+      // The first calls of each warm up all paths (JIT, connections) and are not counted.
+      const counted = i >= WARM_UP_CALLS;
       let t = performance.now();
       const answer = await server.rpc('tools/call', { name: tool, arguments: args });
       if (answer.result?.isError) throw new Error(`${tool} failed: ${answer.result.content[0].text}`);
-      const toolMs = performance.now() - t;
-      t = performance.now();
-      await forwarder.rpc('tools/call', { name: tool, arguments: args });
-      const forwarderMs = performance.now() - t;
+      if (counted) viaTool.push(performance.now() - t);
+      for (const [k, reference] of references.entries()) {
+        t = performance.now();
+        await reference.rpc('tools/call', { name: tool, arguments: args });
+        if (counted) viaReference[k].push(performance.now() - t);
+      }
       t = performance.now();
       for (const path of DIRECT[tool]) await directGet(sandbox, agent, path);
-      // The first calls of each warm up all paths (JIT, connections) and are not counted.
-      if (i >= WARM_UP_CALLS) {
-        viaTool.push(toolMs);
-        viaForwarder.push(forwarderMs);
-        direct.push(performance.now() - t);
-      }
+      if (counted) direct.push(performance.now() - t);
     }
-    await forwarder.close();
+    for (const reference of references) await reference.close();
     const base = median(direct);
     rows.push([
       tool,
       ms(median(viaTool)),
       ms(base),
       ms(median(viaTool) - base),
-      ms(median(viaForwarder) - base),
+      ...viaReference.map((times) => ms(median(times) - base)),
     ]);
   }
   agent.destroy();
@@ -412,7 +420,17 @@ try {
     `Per-call latency over stdio, cache off, against direct keep-alive requests (medians of ${MEASURED_CALLS})`,
   );
   const latency = await perCall();
-  table(['tool', 'tool call', 'direct request(s)', 'overhead', 'reference: minimal forwarder'], latency.rows);
+  table(
+    [
+      'tool',
+      'tool call',
+      'direct request(s)',
+      'overhead',
+      'reference: minimal forwarder',
+      'reference: minimal SDK server',
+    ],
+    latency.rows,
+  );
   console.log(
     `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
   );
