@@ -100,21 +100,34 @@ function errorCode(error: unknown): { code: string; detail: string } {
 
 class ResponseTooLarge extends Error {}
 
+/** A Node stream (node:http, undici) or a WHATWG stream (a fetch Response, msw in unit tests). */
+type BodyStream = { destroy?: unknown; cancel?: unknown };
+
 /**
- * Stops reading a body and lets its connection go. Not awaited: a stalled sender could hold the
- * call past its timeout.
+ * Stops reading a body and lets its connection go. An iterator's `return()` alone would not: on a
+ * Node stream not yet read it does nothing, the socket stays taken, and six such answers (redirects,
+ * oversized bodies) would fill the pool and hang every later call. Not awaited: a stalled sender
+ * could hold the call past its timeout.
  */
-function discard(iterator: AsyncIterator<Uint8Array> | undefined): void {
-  iterator?.return?.().catch(() => {});
+function discard(body: ResponseLike['body'], iterator?: AsyncIterator<Uint8Array>): void {
+  const stream = body as BodyStream | null;
+  if (typeof stream?.destroy === 'function') {
+    (stream.destroy as () => void).call(stream);
+  } else if (iterator) {
+    // A WHATWG stream's iterator cancels the stream it has locked.
+    iterator.return?.().catch(() => {});
+  } else if (typeof stream?.cancel === 'function') {
+    (stream.cancel as () => Promise<void>).call(stream).catch(() => {});
+  }
 }
 
 async function readCapped(response: ResponseLike, maxBytes: number): Promise<string> {
-  const iterator = response.body?.[Symbol.asyncIterator]();
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) {
-    discard(iterator);
+    discard(response.body);
     throw new ResponseTooLarge();
   }
+  const iterator = response.body?.[Symbol.asyncIterator]();
   if (!iterator) return '';
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -123,7 +136,7 @@ async function readCapped(response: ResponseLike, maxBytes: number): Promise<str
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      discard(iterator);
+      discard(response.body, iterator);
       throw new ResponseTooLarge();
     }
     chunks.push(value);
@@ -238,8 +251,10 @@ export class HttpClient {
     const { timeoutMs } = this.options;
     for (;;) {
       this.throwIfRateLimited(facts);
-      facts.attempts++;
       const remaining = timeoutMs - (this.now() - started);
+      // A slot that freed up as the call's time ran out: sending now would only spend quota.
+      if (remaining <= 0) throw new TimeoutError(timeoutMs, { ...facts });
+      facts.attempts++;
       const budget = attemptBudgetMs(timeoutMs, remaining);
       const outcome = await this.attempt(url, facts, signal, budget);
       if (outcome.kind === 'response') return this.interpret(outcome, facts);
@@ -283,7 +298,7 @@ export class HttpClient {
         status = response.status;
         const location = response.headers.get('location');
         if (status >= 300 && status < 400 && location) {
-          discard(response.body?.[Symbol.asyncIterator]());
+          discard(response.body);
           const next = new URL(location, target);
           // The key goes only to the configured origin; a redirect elsewhere is reported instead.
           if (next.origin !== this.origin) {

@@ -58,9 +58,12 @@ function directFetch(maxConnections: number): NetworkFetch {
         );
         // The `signal` option of http.request would do the same, but its weakly held listener and
         // end-of-stream tracking cost 50 µs a request (measured, Node 20); this costs a tenth.
-        // Destroying the request also ends the body being read with an error.
+        // Destroying the request also ends a body being read with an error.
         const onAbort = (): void => {
-          request.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+          const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+          request.destroy(reason);
+          // A request still waiting for a pooled socket emits nothing until one frees up.
+          reject(reason);
         };
         signal.addEventListener('abort', onAbort, { once: true });
         request.once('close', () => signal.removeEventListener('abort', onAbort));

@@ -165,6 +165,34 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     );
   });
 
+  it('bodies left unread (oversized, redirects) free their connection: the pool never runs dry', async () => {
+    // More such answers than there are pooled connections (6); each must end at once, and a normal
+    // call after them must still get a connection.
+    server.setHandler((req, res) => {
+      if (req.url?.includes('model=big')) {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(11 * 1024 * 1024),
+        });
+        res.write('{"items": [');
+      } else if (!req.url?.includes('moved=1')) {
+        res.writeHead(302, { location: `${req.url}&moved=1`, 'content-type': 'text/plain' }).end('see there');
+      } else {
+        json(res, 200, page);
+      }
+    });
+    const client = api(2000);
+    const started = performance.now();
+    for (let since = 1; since <= 8; since++) {
+      const error = await failure(client.listChanges({ since, model: 'big' }));
+      expect(describeError(error)).toContain('the body is larger than 10 MiB; refused');
+    }
+    for (let since = 1; since <= 8; since++) {
+      await expect(client.listChanges({ since })).resolves.toMatchObject({ items: [] });
+    }
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   it('429: reported with the retry time; no further request reaches the service before retry-after', async () => {
     let now = Date.parse('2026-11-22T23:59:00Z');
     server.setHandler((_req, res) =>
