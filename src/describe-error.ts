@@ -111,6 +111,9 @@ export function describeError(error: unknown): string {
     return `The service refused the request (HTTP ${error.status} for ${error.request.path})${said}.`;
   }
   if (error instanceof TimeoutError) {
+    if (error.request.attempts === 0) {
+      return `No connection to ${error.request.host}${via(error.request)} came free within ${error.timeoutMs} ms: every one was busy with earlier, slower calls, so this one was never sent. Try again shortly, or raise MODEL_FEED_TIMEOUT_MS (--timeout).`;
+    }
     return `No answer from ${error.request.host}${via(error.request)} within ${error.timeoutMs} ms (${attempts(error.request)}). Check the network or the proxy, or raise MODEL_FEED_TIMEOUT_MS (--timeout).`;
   }
   if (error instanceof NetworkError) return networkText(error);

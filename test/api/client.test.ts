@@ -1,6 +1,6 @@
 import { delay, HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiClientOptions } from '../../src/api/client.js';
 import { describeError } from '../../src/describe-error.js';
 import {
@@ -91,6 +91,17 @@ describe('REST client: requests and parsing', () => {
       publishedAt: null,
     });
     expect(page).toMatchObject({ serverNote: 'hi' });
+  });
+
+  it('a paging cursor of the wrong type fails the answer instead of ending paging early', async () => {
+    server.use(
+      http.get(`${BASE}/api/v1/changes`, () => HttpResponse.json({ items: [], nextCursor: '17', latest: 5 })),
+    );
+    const error = await client()
+      .listChanges({})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(describeError(error)).toContain('nextCursor');
   });
 
   it('reads an optional field of the wrong type as null; a required one fails the answer', async () => {
@@ -337,8 +348,37 @@ describe('REST client: HTTP errors', () => {
     const error = await api.listChanges({ since: 2 }).catch((e: unknown) => e);
     expect(performance.now() - started).toBeLessThan(2000);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(describeError(error)).toMatch(/within 300 ms \(0 attempts\)/);
+    expect(describeError(error)).toMatch(
+      /^No connection to feed\.test came free within 300 ms: .* never sent\. Try again shortly/,
+    );
     expect(sent).toBe(1);
+  });
+
+  it('a call whose time ran out while queued is not sent when a connection frees up', async () => {
+    let now = 0;
+    let answer!: (response: Response) => void;
+    const fetches: string[] = [];
+    const api = client({
+      now: () => now,
+      timeoutMs: 60_000,
+      maxConcurrent: 1,
+      fetch: (url) => {
+        fetches.push(url);
+        return new Promise<Response>((resolve) => {
+          answer = resolve;
+        });
+      },
+    });
+    const first = api.listChanges({ since: 1 });
+    const queued = api.listChanges({ since: 2 }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(fetches).toHaveLength(1));
+    now += 60_001;
+    answer(HttpResponse.json(changesPage([], null)));
+    await first;
+    const error = await queued;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as TimeoutError).request.attempts).toBe(0);
+    expect(fetches).toHaveLength(1);
   });
 
   it('a body that is not JSON is an unexpected response, not a crash', async () => {
