@@ -27,6 +27,11 @@ export const EVENT_TYPES = [
 const optionalString = z.string().nullable().catch(null);
 const optionalNumber = z.number().nullable().catch(null);
 const optionalInteger = z.number().int().nullable().catch(null);
+/**
+ * Paging fields stay strict about their type: a cursor read as null would end paging early and
+ * skip items without a word, where a clear "unexpected response" lets the user know.
+ */
+const cursor = z.number().int().nullable().default(null);
 
 export const ChangeEventSchema = z.looseObject({
   id: z.string(),
@@ -51,8 +56,8 @@ export const ChangeEventSchema = z.looseObject({
 
 export const ChangesPageSchema = z.looseObject({
   items: z.array(ChangeEventSchema),
-  nextCursor: optionalInteger,
-  latest: optionalInteger,
+  nextCursor: cursor,
+  latest: cursor,
 });
 
 export const ModelSchema = z.looseObject({
