@@ -7,7 +7,7 @@
 const http = require('node:http');
 const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
-const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
+const { ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
 const base = process.env.MODEL_FEED_BASE_URL;
@@ -35,14 +35,16 @@ function get(path) {
 
 const server = new Server({ name: 'bench-sdk-forwarder', version: '1' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
-server.setRequestHandler(CallToolRequestSchema, async () => {
+// Like the runner, through the Protocol's fallback handler: the Server's own tools/call wrapper
+// would re-parse every request and result (src/server.ts).
+server.fallbackRequestHandler = async () => {
   let data;
   for (const path of paths) data = await get(path);
   return {
     content: [{ type: 'text', text: JSON.stringify(data).slice(0, 4000) }],
     structuredContent: data,
   };
-});
+};
 const transport = new StdioServerTransport();
 // The SDK's transport does not exit when stdin ends (docs/benchmarks.md); the bench closes stdin.
 process.stdin.on('end', () => process.exit(0));

@@ -168,7 +168,7 @@ function methodNotFound(): Error {
 /**
  * `tools/call` without the Server's re-validation: registered through `setRequestHandler`, the
  * Server wraps it to parse every request with CallToolRequestSchema and every result with
- * CallToolResultSchema, which cost 0.04–0.15 ms a call (measured A/B, docs/benchmarks.md) for
+ * CallToolResultSchema, which cost 0.01–0.17 ms a call (measured A/B, docs/benchmarks.md) for
  * results built here from schemas of their own. The Protocol's documented fallback handler is
  * reached only by methods with no handler of their own: it answers tools/call, checks the request
  * itself (-32602 as the Server would), and answers everything else -32601 as before. The end-to-end
