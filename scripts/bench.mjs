@@ -234,26 +234,33 @@ async function perCall() {
       await reference.start();
       references.push(reference);
     }
-    const viaTool = [];
-    const viaReference = references.map(() => []);
-    const direct = [];
-    // Interleaved, so that drift on a shared machine hits all of them alike.
-    for (let i = 0; i < WARM_UP_CALLS + MEASURED_CALLS; i++) {
-      // The first calls of each warm up all paths (JIT, connections) and are not counted.
-      const counted = i >= WARM_UP_CALLS;
-      let t = performance.now();
-      const answer = await server.rpc('tools/call', { name: tool, arguments: args });
+    const call = (session) => async () => {
+      const answer = await session.rpc('tools/call', { name: tool, arguments: args });
       if (answer.result?.isError) throw new Error(`${tool} failed: ${answer.result.content[0].text}`);
-      if (counted) viaTool.push(performance.now() - t);
-      for (const [k, reference] of references.entries()) {
-        t = performance.now();
-        await reference.rpc('tools/call', { name: tool, arguments: args });
-        if (counted) viaReference[k].push(performance.now() - t);
+    };
+    const measured = [
+      { run: call(server), times: [] },
+      ...references.map((reference) => ({ run: call(reference), times: [] })),
+      {
+        run: async () => {
+          for (const path of DIRECT[tool]) await directGet(sandbox, agent, path);
+        },
+        times: [],
+      },
+    ];
+    // Interleaved, so that drift on a shared machine hits all of them alike, and in turn first, so
+    // that none always follows the same one.
+    for (let i = 0; i < WARM_UP_CALLS + MEASURED_CALLS; i++) {
+      for (let k = 0; k < measured.length; k++) {
+        const { run, times } = measured[(i + k) % measured.length];
+        const t = performance.now();
+        await run();
+        // The first calls of each warm up all paths (JIT, connections) and are not counted.
+        if (i >= WARM_UP_CALLS) times.push(performance.now() - t);
       }
-      t = performance.now();
-      for (const path of DIRECT[tool]) await directGet(sandbox, agent, path);
-      if (counted) direct.push(performance.now() - t);
     }
+    const [viaTool, ...viaReference] = measured.map(({ times }) => times);
+    const direct = viaReference.pop();
     for (const reference of references) await reference.close();
     const base = median(direct);
     rows.push([
