@@ -100,8 +100,25 @@ function errorCode(error: unknown): { code: string; detail: string } {
 
 class ResponseTooLarge extends Error {}
 
-/** A Node stream (node:http, undici) or a WHATWG stream (a fetch Response, msw in unit tests). */
-type BodyStream = { destroy?: unknown; cancel?: unknown };
+/** The body of node:http and undici responses. */
+interface NodeStream {
+  destroy(): void;
+  on(event: 'error', listener: () => void): unknown;
+}
+
+/** The body of a WHATWG fetch Response (msw's, in unit tests). */
+interface WebStream {
+  cancel(): Promise<void>;
+}
+
+function isNodeStream(body: unknown): body is NodeStream {
+  const stream = body as Partial<NodeStream> | null;
+  return typeof stream?.destroy === 'function' && typeof stream.on === 'function';
+}
+
+function isWebStream(body: unknown): body is WebStream {
+  return typeof (body as Partial<WebStream> | null)?.cancel === 'function';
+}
 
 /**
  * Stops reading a body and lets its connection go. An iterator's `return()` alone would not: on a
@@ -110,14 +127,16 @@ type BodyStream = { destroy?: unknown; cancel?: unknown };
  * could hold the call past its timeout.
  */
 function discard(body: ResponseLike['body'], iterator?: AsyncIterator<Uint8Array>): void {
-  const stream = body as BodyStream | null;
-  if (typeof stream?.destroy === 'function') {
-    (stream.destroy as () => void).call(stream);
+  if (isNodeStream(body)) {
+    // undici's body reports being destroyed unread as an 'error': for a body thrown away it means
+    // nothing, and unheard it would be an uncaught exception.
+    body.on('error', () => {});
+    body.destroy();
   } else if (iterator) {
     // A WHATWG stream's iterator cancels the stream it has locked.
     iterator.return?.().catch(() => {});
-  } else if (typeof stream?.cancel === 'function') {
-    (stream.cancel as () => Promise<void>).call(stream).catch(() => {});
+  } else if (isWebStream(body)) {
+    body.cancel().catch(() => {});
   }
 }
 
