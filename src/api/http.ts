@@ -1,10 +1,9 @@
 /**
  * The resilience contract every upstream request goes through: bearer auth, one timeout bounding
  * the whole call (queueing, attempts and the waits between them) combined with the caller's abort
- * signal, retries for GETs on
- * network errors, attempt timeouts and 502/503/504, a remembered 429, a cap on concurrent
- * requests, same-origin redirects only, a 10 MiB body cap, and the rate-limit headers read on
- * every response. Failures come out as the classes of errors.ts.
+ * signal, retries for GETs on network errors, attempt timeouts and 502/503/504, a remembered 429,
+ * a cap on concurrent requests, same-origin redirects only, a 10 MiB body cap, and the rate-limit
+ * headers read on every response. Failures come out as the classes of errors.ts.
  */
 
 import {
@@ -232,8 +231,9 @@ export class HttpClient {
     };
     this.throwIfRateLimited(facts);
 
-    // No timer spans the call: each stage is bounded by the time the call has left, which costs
-    // one timer per attempt instead of two (and none for a request that does not queue).
+    // No timer spans the call: each stage (the wait for a connection, each attempt, each pause
+    // between attempts) is bounded by the time the call has left. That is one timer per attempt
+    // instead of two, and none for the wait when a connection is free.
     const started = this.now();
     try {
       return await this.limiter.run(signal, this.options.timeoutMs, () =>
