@@ -1,8 +1,9 @@
 // A reference point for scripts/bench.mjs, never part of the package: the least an MCP-over-stdio
 // runner can do per call. It reads JSON-RPC lines, forwards every tools/call to the upstream URL
-// in BENCH_FORWARD_PATH (no SDK, no validation, no cache, no retries) and answers with a result
+// in BENCH_FORWARD_PATHS (no SDK, no validation, no cache, no retries) and answers with a result
 // of the runner's shape and size. The runner's overhead minus this one is what its own work costs.
 const http = require('node:http');
+const { getJson } = require('./bench-get-json.cjs');
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
 const base = process.env.MODEL_FEED_BASE_URL;
@@ -10,24 +11,7 @@ const key = process.env.MODEL_FEED_API_KEY;
 const paths = JSON.parse(process.env.BENCH_FORWARD_PATHS);
 let buffer = '';
 
-function get(path) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${base}${path}`,
-      { agent, headers: { authorization: `Bearer ${key}` } },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve(JSON.parse(body)));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path) => getJson(`${base}${path}`, key, agent);
 
 async function answer(message) {
   let result = {};

@@ -5,6 +5,7 @@
 // costs over scripts/bench-forwarder.cjs is the SDK's share; what the runner costs over it, the
 // runner's own work.
 const http = require('node:http');
+const { getJson } = require('./bench-get-json.cjs');
 const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
 const { ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
@@ -14,24 +15,7 @@ const base = process.env.MODEL_FEED_BASE_URL;
 const key = process.env.MODEL_FEED_API_KEY;
 const paths = JSON.parse(process.env.BENCH_FORWARD_PATHS);
 
-function get(path) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${base}${path}`,
-      { agent, headers: { authorization: `Bearer ${key}` } },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve(JSON.parse(body)));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path) => getJson(`${base}${path}`, key, agent);
 
 const server = new Server({ name: 'bench-sdk-forwarder', version: '1' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));

