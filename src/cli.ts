@@ -67,14 +67,20 @@ function addConfigOptions(command: Command): Command {
 
 async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Promise<void> {
   const config = resolveConfig(flags, io.env, argv);
-  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: [config.apiKey] });
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
   for (const warning of config.warnings) log.warn(warning);
   if (config.setupError) {
     // The server still starts and lists its tools; every call will say the same.
     log.warn(describeError(config.setupError));
   }
   const runtime = await createRuntime(config, log);
-  const server = createServer({ api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData });
+  const server = createServer({
+    api: runtime.api,
+    log,
+    version: VERSION,
+    sampleData: runtime.sampleData,
+    secrets: config.secrets,
+  });
   await runStdio(server, { log, onShutdown: () => runtime.close() });
 }
 

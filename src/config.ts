@@ -3,11 +3,14 @@
  * in the package reads `process.env`. A problem with the key or the base URL does not stop the
  * server (it must still list its tools): it is kept in `setupError` and every tool call reports it.
  * Any other invalid value throws a ConfigError, which the CLI prints as one line.
+ *
+ * A value is quoted back in a message only through `echoValue`: people paste keys into the wrong
+ * variable, and the message must not print the key it was handed.
  */
 
 import { ConfigError } from './errors.js';
-import { redactUserinfo } from './log.js';
 import { isLoopbackHost } from './net/loopback.js';
+import { echoValue, secretShapedTokens, secretValues } from './text/redact.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -68,6 +71,11 @@ export interface Config {
   readonly sources: Readonly<SettingSources>;
   /** Settings that were ignored, and why: logged at start, shown by doctor. */
   readonly warnings: readonly string[];
+  /**
+   * What no output may show: the key, and any credential-shaped value found in another setting (a
+   * key pasted into the base URL, say). The logger, tool results, `call` and `doctor` hide them.
+   */
+  readonly secrets: readonly string[];
 }
 
 export interface SettingSources {
@@ -108,6 +116,9 @@ interface Source {
   origin: string;
 }
 
+/** The values a message may not print, known before any setting is checked. */
+type Secrets = readonly string[];
+
 function pick(flag: string | undefined, flagName: string, env: Env, envName: string): Source | undefined {
   const fromFlag = flag?.trim();
   if (fromFlag) return { value: fromFlag, origin: flagName };
@@ -121,12 +132,13 @@ function integerSetting(
   { min, max, unit }: { min: number; max: number; unit: string },
   setting: string,
   flag: string,
+  secrets: Secrets,
 ): number {
   if (!source) return fallback;
   const n = /^\d+$/.test(source.value) ? Number(source.value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new ConfigError(
-      `${source.origin} must be a whole number of ${unit} from ${min} to ${max}; got "${source.value}".`,
+      `${source.origin} must be a whole number of ${unit} from ${min} to ${max}; got "${echoValue(source.value, secrets)}".`,
       setting,
       flag,
     );
@@ -140,12 +152,13 @@ function choiceSetting<T extends string>(
   choices: readonly T[],
   setting: string,
   flag: string,
+  secrets: Secrets,
 ): T {
   if (!source) return fallback;
   const value = source.value.toLowerCase() as T;
   if (!choices.includes(value)) {
     throw new ConfigError(
-      `${source.origin} must be one of ${choices.join(', ')}; got "${source.value}".`,
+      `${source.origin} must be one of ${choices.join(', ')}; got "${echoValue(source.value, secrets)}".`,
       setting,
       flag,
     );
@@ -161,8 +174,9 @@ function proxySetting(source: Source | undefined, setting: string, flag: string)
   try {
     url = new URL(raw);
   } catch {
+    // Not echoed at all: a value that does not parse cannot be trusted to show where a password is.
     throw new ConfigError(
-      `${source.origin} is not a proxy URL: "${redactUserinfo(source.value)}". Use http://host:port or http://user:password@host:port.`,
+      `${source.origin} is not a valid proxy URL (its value is not shown: it may hold a password). Use http://host:port or http://user:password@host:port, with any special character in the password percent-encoded (@ as %40, / as %2F).`,
       setting,
       flag,
     );
@@ -170,6 +184,15 @@ function proxySetting(source: Source | undefined, setting: string, flag: string)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(
       `${source.origin} must be an http:// or https:// proxy; got ${url.protocol}// (SOCKS is not supported).`,
+      setting,
+      flag,
+    );
+  }
+  // A proxy URL has no path. One here most often means a password with a `/` in it, which the URL
+  // parser read as the end of the host: the proxy would be the wrong host, so the value is refused.
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw new ConfigError(
+      `${source.origin} is not a valid proxy URL (its value is not shown: it may hold a password): a proxy URL is scheme://[user:password@]host:port, without a path. Percent-encode any special character in the password (@ as %40, / as %2F).`,
       setting,
       flag,
     );
@@ -192,6 +215,14 @@ function checkApiKey(env: Env): { apiKey?: string; error?: ConfigError } {
   }
   // People paste the whole header value; the scheme is added by the client.
   key = key.replace(/^bearer\s+/i, '');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(key)) {
+    return {
+      error: new ConfigError(
+        `${ENV.apiKey} holds a URL, not a key: ${ENV.apiKey} and ${ENV.baseUrl} look swapped. Put the key from the service's account screen in ${ENV.apiKey} and the service's base URL in ${ENV.baseUrl}.`,
+        ENV.apiKey,
+      ),
+    };
+  }
   if (/[\s\p{Cc}]/u.test(key)) {
     return {
       error: new ConfigError(
@@ -203,7 +234,11 @@ function checkApiKey(env: Env): { apiKey?: string; error?: ConfigError } {
   return { apiKey: key };
 }
 
-function checkBaseUrl(source: Source | undefined): { baseUrl?: string; error?: ConfigError } {
+function checkBaseUrl(
+  source: Source | undefined,
+  apiKey: string | undefined,
+  secrets: Secrets,
+): { baseUrl?: string; error?: ConfigError } {
   if (!source) {
     return {
       error: new ConfigError(
@@ -213,18 +248,38 @@ function checkBaseUrl(source: Source | undefined): { baseUrl?: string; error?: C
       ),
     };
   }
-  let url: URL;
-  try {
-    url = new URL(source.value);
-  } catch {
+  // Every request line would carry it, to the service's logs and any proxy's.
+  if (apiKey !== undefined && apiKey.length >= 6 && source.value.includes(apiKey)) {
     return {
       error: new ConfigError(
-        `${source.origin} is not a URL: "${source.value}". Use the service's base URL, e.g. ${BASE_URL_EXAMPLE}.`,
+        `${source.origin} contains the API key. The key belongs only in ${ENV.apiKey}; set ${source.origin} to the service's base URL alone, e.g. ${BASE_URL_EXAMPLE}.`,
         ENV.baseUrl,
         '--base-url',
       ),
     };
   }
+  let url: URL;
+  try {
+    url = new URL(source.value);
+  } catch {
+    if (secretShapedTokens(source.value).length) {
+      return {
+        error: new ConfigError(
+          `${source.origin} holds what looks like an API key, not a URL (not shown). Put the key in ${ENV.apiKey} and the service's base URL in ${ENV.baseUrl}, e.g. ${BASE_URL_EXAMPLE}.`,
+          ENV.baseUrl,
+          '--base-url',
+        ),
+      };
+    }
+    return {
+      error: new ConfigError(
+        `${source.origin} is not a URL: "${echoValue(source.value, secrets)}". Use the service's base URL, e.g. ${BASE_URL_EXAMPLE}.`,
+        ENV.baseUrl,
+        '--base-url',
+      ),
+    };
+  }
+  const shown = (text: string): string => echoValue(text, secrets);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return {
       error: new ConfigError(
@@ -237,7 +292,7 @@ function checkBaseUrl(source: Source | undefined): { baseUrl?: string; error?: C
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     return {
       error: new ConfigError(
-        `${source.origin} uses plain http:// for ${url.hostname}, which would send the API key in clear text. Use https://${url.host}${url.pathname === '/' ? '' : url.pathname} (plain http is allowed only for localhost).`,
+        `${source.origin} uses plain http:// for ${shown(url.hostname)}, which would send the API key in clear text. Use ${shown(`https://${url.host}${url.pathname === '/' ? '' : url.pathname}`)} (plain http is allowed only for localhost, 127.0.0.0/8 and ::1).`,
         ENV.baseUrl,
         '--base-url',
       ),
@@ -260,7 +315,7 @@ function checkBaseUrl(source: Source | undefined): { baseUrl?: string; error?: C
     const base = `${url.origin}${path.slice(0, endpoint.index)}`;
     return {
       error: new ConfigError(
-        `${source.origin} points at ${endpoint[0]}, an endpoint of the service, not its base URL. Use ${base} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
+        `${source.origin} points at ${shown(endpoint[0])}, an endpoint of the service, not its base URL. Use ${shown(base)} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
         ENV.baseUrl,
         '--base-url',
       ),
@@ -276,7 +331,30 @@ function argvHasKey(argv: readonly string[], apiKey: string | undefined): boolea
   );
 }
 
+/**
+ * The key, as given and as used, plus every credential-shaped token in any setting this runner
+ * reads: all known before a single message is composed.
+ */
+function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined): string[] {
+  const settings = [
+    flags.baseUrl,
+    flags.timeout,
+    flags.cacheTtl,
+    flags.logLevel,
+    flags.logFormat,
+    flags.proxy,
+    ...Object.values(ENV)
+      .filter((name) => name !== ENV.apiKey)
+      .map((name) => env[name]),
+    ...['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => [env[name], env[name.toLowerCase()]]),
+  ];
+  const shaped = settings.flatMap((value) => (value ? secretShapedTokens(value) : []));
+  return secretValues([apiKey, env[ENV.apiKey]?.trim(), ...shaped]);
+}
+
 export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly string[] = []): Config {
+  const key = checkApiKey(env);
+  const secrets = collectSecrets(flags, env, key.apiKey);
   const sources: SettingSources = {};
   const from = (key: keyof SettingSources, source: Source | undefined): Source | undefined => {
     if (source) sources[key] = source.origin;
@@ -288,6 +366,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     { min: 1, max: 600_000, unit: 'milliseconds' },
     ENV.timeout,
     '--timeout',
+    secrets,
   );
   const cacheTtlS = integerSetting(
     from('cacheTtl', pick(flags.cacheTtl, '--cache-ttl', env, ENV.cacheTtl)),
@@ -295,6 +374,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     { min: 0, max: 86_400, unit: 'seconds' },
     ENV.cacheTtl,
     '--cache-ttl',
+    secrets,
   );
   const logLevel = choiceSetting(
     from('logLevel', pick(flags.logLevel, '--log-level', env, ENV.logLevel)),
@@ -302,6 +382,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     LOG_LEVELS,
     ENV.logLevel,
     '--log-level',
+    secrets,
   );
   const logFormat = choiceSetting(
     from('logFormat', pick(flags.logFormat, '--log-format', env, ENV.logFormat)),
@@ -309,6 +390,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     LOG_FORMATS,
     ENV.logFormat,
     '--log-format',
+    secrets,
   );
   const envSource = (name: string): Source | undefined => {
     const value = envEitherCase(env, name);
@@ -340,8 +422,11 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
   };
 
   const sandbox = flags.sandbox === true;
-  const key = checkApiKey(env);
-  const base = checkBaseUrl(from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl)));
+  const base = checkBaseUrl(
+    from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl)),
+    key.apiKey,
+    secrets,
+  );
   return Object.freeze({
     apiKey: key.apiKey,
     baseUrl: base.baseUrl,
@@ -357,5 +442,6 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     keyInArgv: argvHasKey(argv, key.apiKey),
     sources: Object.freeze(sources),
     warnings: Object.freeze(warnings),
+    secrets: Object.freeze(secrets),
   });
 }

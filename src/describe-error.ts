@@ -118,7 +118,9 @@ export function describeError(error: unknown): string {
   }
   if (error instanceof NetworkError) return networkText(error);
   if (error instanceof UnexpectedResponseError) {
-    return `Unexpected response from the service at ${error.request.host}${via(error.request)}: ${error.detail} (HTTP ${error.status}, ${error.request.path}). Check that MODEL_FEED_BASE_URL points at the Model Change Feed Service.`;
+    // Status 0: no complete HTTP answer to name (a malformed one, or a request refused before sending).
+    const status = error.status ? `HTTP ${error.status}, ` : '';
+    return `Unexpected response from the service at ${error.request.host}${via(error.request)}: ${error.detail} (${status}${error.request.path}). Check that MODEL_FEED_BASE_URL points at the Model Change Feed Service.`;
   }
   const message = error instanceof Error ? error.message : String(error);
   return `Internal error in model-feed-mcp: ${message}. Please report it.`;

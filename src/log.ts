@@ -1,9 +1,13 @@
 /**
  * The stderr logger. stdout belongs to JSON-RPC, so this is the only way the server speaks to a
- * person. Every line passes through `redact` first: the key never appears, at any level.
+ * person, often in a terminal. Every line passes through `redact` first, so the key never appears
+ * at any level, and is then made terminal-safe: a log line quoting upstream text (an error body, a
+ * title) cannot carry escape sequences, bidi overrides or a line break of its own.
  */
 
 import type { LogFormat, LogLevel } from './config.js';
+import { redact } from './text/redact.js';
+import { escapeJsonText, oneLine } from './text/terminal.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -19,35 +23,14 @@ const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, erro
 export interface LoggerOptions {
   level: LogLevel;
   format: LogFormat;
-  /** Values to hide wherever they appear (the API key). Short values are ignored: they would mask noise. */
+  /**
+   * Values to hide wherever they appear: the key, and credential-shaped values found in any setting
+   * (Config.secrets). Short values are ignored: they would mask noise.
+   */
   secrets?: readonly (string | undefined)[];
   /** Where finished lines go. @default process.stderr */
   write?: (line: string) => void;
   now?: () => Date;
-}
-
-const REDACTED = '[redacted]';
-
-/** A shorter "secret" would blank out ordinary words; keys are much longer. */
-const MIN_SECRET_LENGTH = 6;
-
-/** `user:password@` in URLs replaced by `***@`, for messages and logs. */
-export function redactUserinfo(text: string): string {
-  return text.replace(/\/\/[^/@\s]*@/g, '//***@');
-}
-
-/** Hides exact secret values (the key) wherever they appear, and nothing else. */
-export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret !== undefined && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
-  }
-  return out;
-}
-
-/** Hides the secrets, any bearer token and any credentials in a URL. */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  return redactUserinfo(redactSecrets(text, secrets)).replace(/(bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`);
 }
 
 function formatValue(value: unknown): string {
@@ -79,7 +62,9 @@ export function createLogger(options: LoggerOptions): Logger {
         : '';
       line = `model-feed-mcp ${level}: ${message}${extra}`;
     }
-    write(`${redact(line, secrets)}\n`);
+    const safe = redact(line, secrets);
+    // JSON lines keep every character, escaped; a text line is one line of printable text.
+    write(`${options.format === 'json' ? escapeJsonText(safe) : oneLine(safe)}\n`);
   };
 
   return {

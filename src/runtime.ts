@@ -4,10 +4,11 @@ import { createApiClient, type FeedApi, unavailableApi } from './api/client.js';
 import { MAX_CONCURRENT_REQUESTS } from './api/http.js';
 import { type Config, ENV } from './config.js';
 import { ConfigError } from './errors.js';
-import { type Logger, redactUserinfo } from './log.js';
+import type { Logger } from './log.js';
 import { createNetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
 import type { Sandbox } from './sandbox/server.js';
+import { displayUrl } from './text/redact.js';
 import { USER_AGENT } from './version.js';
 
 export interface Runtime {
@@ -57,11 +58,12 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   const api = createApiClient({
     baseUrl,
     apiKey,
+    secrets: config.secrets,
     fetch: network.fetch,
     userAgent: USER_AGENT,
     timeoutMs: config.timeoutMs,
     cacheTtlMs: config.cacheTtlS * 1000,
-    proxyLabel: proxyChoice.proxy ? redactUserinfo(proxyChoice.proxy) : undefined,
+    proxyLabel: proxyChoice.proxy ? (displayUrl(proxyChoice.proxy) ?? 'the proxy') : undefined,
     log,
   });
   return {

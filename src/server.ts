@@ -18,6 +18,7 @@ import { isRunningLow } from './api/rate-limit.js';
 import { describeError } from './describe-error.js';
 import { AbortedError, ModelFeedError } from './errors.js';
 import type { Logger } from './log.js';
+import { redactSecrets } from './text/redact.js';
 import { parseArguments } from './tools/arguments.js';
 import { TOOLS } from './tools/index.js';
 import { type JsonSchema, toJsonSchema } from './tools/json-schema.js';
@@ -40,6 +41,8 @@ export interface ServerDeps {
   version: string;
   /** Every result says it is sample data (the `--sandbox` mode). */
   sampleData?: boolean;
+  /** Values no result text may show (Config.secrets): an error quoting a setting, an upstream echo. */
+  secrets?: readonly string[];
 }
 
 interface CompiledTool {
@@ -124,13 +127,13 @@ export async function callTool(
     deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
     const meta = resultMeta(deps);
     return {
-      content: [{ type: 'text', text: withNotes(outcome.text, deps) }],
+      content: [{ type: 'text', text: redactSecrets(withNotes(outcome.text, deps), deps.secrets ?? []) }],
       structuredContent: outcome.structured,
       ...(meta && { _meta: meta }),
     };
   } catch (error) {
     if (signal.aborted || error instanceof AbortedError) throw new AbortedError();
-    const text = describeError(error);
+    const text = redactSecrets(describeError(error), deps.secrets ?? []);
     if (error instanceof ModelFeedError) deps.log.info('tool error', { tool: name, error: text });
     else
       deps.log.error('tool failed unexpectedly', {

@@ -2,9 +2,22 @@
  * Spends the user's quota only when needed: identical reads in flight share one request, and
  * catalog reads are kept for a TTL. A shared request is aborted only when every caller waiting on
  * it has cancelled. The change feed passes `ttlMs: 0`: it is coalesced, never served stale.
+ *
+ * Memory is bounded by bytes, not by a count of entries: 256 answers of 10 MiB each once took the
+ * process to 3.7 GB. Each entry is counted as the length of the body it was parsed from, when it is
+ * stored; the oldest go first, and an answer larger than the whole budget is not kept at all.
  */
 
 import { AbortedError } from '../errors.js';
+
+/** A loaded value with the size it is counted as. */
+export interface Sized<T> {
+  value: T;
+  bytes: number;
+}
+
+/** @default for `maxBytes`: a catalog answer is tens of KB, so this holds thousands of them. */
+export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Shared {
   promise: Promise<unknown>;
@@ -13,41 +26,61 @@ interface Shared {
 }
 
 export class ReadCache {
-  private readonly entries = new Map<string, { value: unknown; expires: number }>();
+  private readonly entries = new Map<string, { value: unknown; bytes: number; expires: number }>();
   private readonly inflight = new Map<string, Shared>();
+  private storedBytes = 0;
 
   constructor(
     private readonly now: () => number = Date.now,
     /** Bounds memory whatever callers ask for; the oldest entry goes first. */
-    private readonly maxEntries = 256,
+    private readonly maxBytes = DEFAULT_CACHE_MAX_BYTES,
   ) {}
+
+  /** What the stored entries count for, in bytes (at most `maxBytes`). */
+  get bytes(): number {
+    return this.storedBytes;
+  }
 
   async read<T>(
     key: string,
     ttlMs: number,
-    load: (signal: AbortSignal) => Promise<T>,
+    load: (signal: AbortSignal) => Promise<Sized<T>>,
     signal?: AbortSignal,
   ): Promise<T> {
     if (ttlMs > 0) {
       const hit = this.entries.get(key);
       if (hit && hit.expires > this.now()) return hit.value as T;
-      if (hit) this.entries.delete(key);
+      if (hit) this.remove(key);
     }
-    const value = await this.join(key, load, signal);
-    if (ttlMs > 0) this.store(key, value, ttlMs);
-    return value;
+    const loaded = await this.join(key, load, signal);
+    if (ttlMs > 0) this.store(key, loaded, ttlMs);
+    return loaded.value;
   }
 
-  private store(key: string, value: unknown, ttlMs: number): void {
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
     this.entries.delete(key);
-    this.entries.set(key, { value, expires: this.now() + ttlMs });
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    this.storedBytes -= entry.bytes;
+  }
+
+  private store(key: string, { value, bytes }: Sized<unknown>, ttlMs: number): void {
+    this.remove(key);
+    if (bytes > this.maxBytes) return;
+    this.entries.set(key, { value, bytes, expires: this.now() + ttlMs });
+    this.storedBytes += bytes;
+    // Map iteration is insertion order: the first key is the oldest entry.
+    for (const oldest of this.entries.keys()) {
+      if (this.storedBytes <= this.maxBytes) break;
+      this.remove(oldest);
     }
   }
 
-  private join<T>(key: string, load: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private join<T>(
+    key: string,
+    load: (signal: AbortSignal) => Promise<Sized<T>>,
+    signal?: AbortSignal,
+  ): Promise<Sized<T>> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     let shared = this.inflight.get(key);
     if (!shared) {
@@ -63,7 +96,7 @@ export class ReadCache {
     }
     const current = shared;
     current.waiters++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<Sized<T>>((resolve, reject) => {
       const onAbort = (): void => {
         current.waiters--;
         if (current.waiters === 0) {
@@ -76,7 +109,7 @@ export class ReadCache {
       current.promise.then(
         (value) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(value as T);
+          resolve(value as Sized<T>);
         },
         (error: unknown) => {
           signal?.removeEventListener('abort', onAbort);

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { type ModelFeedError, UnexpectedResponseError } from '../errors.js';
 import { ReadCache } from './cache.js';
 import { HttpClient, type HttpOptions, type Query } from './http.js';
+import { parseBody } from './parse-body.js';
 import type { RateLimitInfo } from './rate-limit.js';
 import {
   type ChangesPage,
@@ -46,6 +47,8 @@ export interface FeedApi {
 export interface ApiClientOptions extends HttpOptions {
   /** Lifetime of cached catalog reads in ms; 0 turns the cache off. */
   cacheTtlMs: number;
+  /** Bound of the read cache, counted as the bytes of the bodies it keeps. @default 32 MiB */
+  cacheMaxBytes?: number;
 }
 
 /** The history path segment: the model id with every `/` replaced by `_`, then URL-encoded. */
@@ -53,17 +56,22 @@ export function historySlug(modelId: string): string {
   return encodeURIComponent(modelId.replaceAll('/', '_'));
 }
 
+/**
+ * The key of a read in the cache and among requests in flight: names and values encoded as in the
+ * query string itself, so `model: "openai&since=5"` and `{model: "openai", since: 5}` can never share
+ * an answer.
+ */
 function cacheKey(path: string, query: Query): string {
   const parts = Object.entries(query)
     .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `${name}=${value}`)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
     .sort();
   return `${path}?${parts.join('&')}`;
 }
 
 export function createApiClient(options: ApiClientOptions): FeedApi {
   const http = new HttpClient(options);
-  const cache = new ReadCache(options.now);
+  const cache = new ReadCache(options.now, options.cacheMaxBytes);
 
   async function get<S extends z.ZodType>(
     path: string,
@@ -77,17 +85,15 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
       ttlMs,
       async (shared) => {
         const response = await http.getJson(path, query, shared);
-        const parsed = schema.safeParse(response.body);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          const where = issue?.path.length ? issue.path.join('.') : 'body';
+        const parsed = await parseBody(schema, response.body);
+        if (!parsed.ok) {
           throw new UnexpectedResponseError(
-            `${where}: ${issue?.message ?? 'not the documented shape'}`,
+            `${parsed.where}: ${parsed.message}`,
             response.status,
             response.facts,
           );
         }
-        return parsed.data as z.infer<S>;
+        return { value: parsed.data as z.infer<S>, bytes: response.bytes };
       },
       signal,
     );

@@ -16,9 +16,12 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from '../errors.js';
-import { type Logger, redact } from '../log.js';
-import { isPermanentFailure } from '../net/failure-kinds.js';
+import type { Logger } from '../log.js';
+import { isPermanentFailure, isProtocolFailure } from '../net/failure-kinds.js';
+import { redact } from '../text/redact.js';
+import { oneLine } from '../text/terminal.js';
 import { deadline, sleep } from './abort.js';
+import { BodyLimitExceeded, inspectBody } from './body-limits.js';
 import { ConcurrencyLimiter, QueueTimeout } from './limiter.js';
 import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
 import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
@@ -51,6 +54,8 @@ export interface HttpOptions {
   /** Validated base URL without a trailing slash. */
   baseUrl: string;
   apiKey: string;
+  /** Other values no message may show (Config.secrets); the key is always among them. */
+  secrets?: readonly string[];
   fetch: FetchLike;
   userAgent: string;
   /** Bounds a whole call, queueing and retries included. */
@@ -69,6 +74,8 @@ export interface HttpOptions {
 export interface JsonResponse {
   status: number;
   body: unknown;
+  /** Length of the body's text: what a cache counts against its bound. */
+  bytes: number;
   /** The request as it was finally made (attempts, full path), for errors about the body. */
   facts: RequestFacts;
 }
@@ -88,6 +95,8 @@ function errorCode(error: unknown): { code: string; detail: string } {
   for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && code) return { code, detail: current.message };
+    // undici's parser errors do not always carry llhttp's code; their class says what they are.
+    if (current.name === 'HTTPParserError') return { code: 'HPE_INVALID', detail: current.message };
     const next: unknown =
       current instanceof AggregateError && current.errors.length ? current.errors[0] : current.cause;
     if (next === undefined) break;
@@ -165,8 +174,22 @@ async function readCapped(response: ResponseLike, maxBytes: number): Promise<str
 }
 
 function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = oneLine(text).replace(/\s+/g, ' ').trim();
   return flat.length > 80 ? `${flat.slice(0, 80)}…` : flat || '(empty body)';
+}
+
+/** Longest stretch of the service's own words (an Error body, a socket message) quoted in a message. */
+const MAX_QUOTED = 300;
+
+/** A BOM before the JSON text is legal for a sender to add and for a reader to skip (RFC 8259 §8.1). */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** `x-service-tier` is quoted in messages and results: a short word, or nothing. */
+function plausibleTier(tier: string | null, secrets: readonly string[]): string | null {
+  if (tier === null || !/^[\w .-]{1,32}$/.test(tier)) return null;
+  return secrets.some((secret) => tier.includes(secret)) ? null : tier;
 }
 
 /** What one attempt produced, before the retry decision. */
@@ -188,6 +211,8 @@ export class HttpClient {
   private rateLimited: RateLimitError | undefined;
   /** The same on every request, so built once. */
   private readonly headers: Record<string, string>;
+  /** The key and the other secrets, longest first: blanked in every message and body. */
+  private readonly secrets: readonly string[];
 
   constructor(private readonly options: HttpOptions) {
     this.limiter = new ConcurrencyLimiter(options.maxConcurrent ?? MAX_CONCURRENT_REQUESTS);
@@ -197,6 +222,9 @@ export class HttpClient {
     this.origin = base.origin;
     this.host = base.host;
     this.basePath = base.pathname.replace(/\/+$/, '');
+    this.secrets = [...new Set([options.apiKey, ...(options.secrets ?? [])])]
+      .filter((s) => s.length >= 6)
+      .sort((a, b) => b.length - a.length);
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -208,9 +236,13 @@ export class HttpClient {
     return this.lastRateLimit;
   }
 
-  /** Text that came from upstream (an Error body, a page, a socket error) never carries the key. */
+  /**
+   * Text that came from upstream (an Error body, a page, a socket error), as a message may quote it:
+   * one line, without the key, escape sequences or control characters, and not a page long.
+   */
   private clean(text: string): string {
-    return redact(text, [this.options.apiKey]);
+    const flat = oneLine(redact(text, this.secrets));
+    return flat.length > MAX_QUOTED ? `${flat.slice(0, MAX_QUOTED)}…` : flat;
   }
 
   /**
@@ -222,6 +254,21 @@ export class HttpClient {
     for (const [name, value] of Object.entries(query))
       if (value !== undefined) search.set(name, String(value));
     const pathAndQuery = search.size ? `${path}?${search}` : path;
+    // URL parsing resolves `.` and `..` segments, even percent-encoded ones: a value that would move
+    // the request elsewhere (a catalog id of "..") is refused, never sent.
+    if (new URL(`${this.options.baseUrl}${path}`).pathname !== `${this.basePath}${path}`) {
+      throw new UnexpectedResponseError(
+        `a catalog value would change the request path (${this.clean(path)}); not sent`,
+        0,
+        {
+          method: 'GET',
+          path: `${this.basePath}${path}`,
+          host: this.host,
+          attempts: 0,
+          proxy: this.options.proxyLabel,
+        },
+      );
+    }
     const facts: RequestFacts = {
       method: 'GET',
       path: `${this.basePath}${pathAndQuery}`,
@@ -276,7 +323,7 @@ export class HttpClient {
       facts.attempts++;
       const budget = attemptBudgetMs(timeoutMs, remaining);
       const outcome = await this.attempt(url, facts, signal, budget);
-      if (outcome.kind === 'response') return this.interpret(outcome, facts);
+      if (outcome.kind === 'response') return await this.interpret(outcome, facts);
       // An attempt that ran out of the call's own time is the call timing out, not a retry.
       if (outcome.error instanceof TimeoutError && budget >= remaining) {
         throw new TimeoutError(timeoutMs, { ...facts });
@@ -318,7 +365,16 @@ export class HttpClient {
         const location = response.headers.get('location');
         if (status >= 300 && status < 400 && location) {
           discard(response.body);
-          const next = new URL(location, target);
+          let next: URL;
+          try {
+            next = new URL(location, target);
+          } catch {
+            throw new UnexpectedResponseError(
+              `HTTP ${status} redirect with an invalid Location (${this.clean(location)}); not followed`,
+              status,
+              { ...facts },
+            );
+          }
           // The key goes only to the configured origin; a redirect elsewhere is reported instead.
           if (next.origin !== this.origin) {
             throw new UnexpectedResponseError(
@@ -335,7 +391,8 @@ export class HttpClient {
         }
         // Every response reports the rate limit, a gateway failure on its way to a retry included.
         const rateLimit = readRateLimit(response.headers, this.now());
-        if (rateLimit) this.lastRateLimit = rateLimit;
+        if (rateLimit)
+          this.lastRateLimit = { ...rateLimit, tier: plausibleTier(rateLimit.tier, this.secrets) };
         const text = await readCapped(response, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         this.options.log.debug('response', {
           path: facts.path,
@@ -371,6 +428,13 @@ export class HttpClient {
         return { kind: 'retryable', error: new TimeoutError(budgetMs, { ...facts }) };
       }
       const { code, detail } = errorCode(error);
+      if (isProtocolFailure(code)) {
+        throw new UnexpectedResponseError(
+          `malformed HTTP from the service (${code}: ${this.clean(detail)})`,
+          status,
+          { ...facts },
+        );
+      }
       const failure = new NetworkError(code, this.clean(detail), { ...facts });
       if (isPermanentFailure(code, detail)) throw failure;
       return { kind: 'retryable', error: failure };
@@ -379,15 +443,16 @@ export class HttpClient {
     }
   }
 
-  private interpret(
+  private async interpret(
     outcome: Extract<AttemptOutcome, { kind: 'response' }>,
     facts: RequestFacts,
-  ): JsonResponse {
+  ): Promise<JsonResponse> {
     const now = this.now();
     let body: unknown;
     let parsed = true;
+    const text = withoutBom(outcome.text);
     try {
-      body = outcome.text ? JSON.parse(outcome.text) : undefined;
+      body = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = false;
     }
@@ -401,7 +466,15 @@ export class HttpClient {
           { ...facts },
         );
       }
-      return { status: outcome.status, body, facts: { ...facts } };
+      try {
+        await inspectBody(body, this.secrets);
+      } catch (error) {
+        if (!(error instanceof BodyLimitExceeded)) throw error;
+        throw new UnexpectedResponseError(`${error.message} (docs/limits.md); refused`, outcome.status, {
+          ...facts,
+        });
+      }
+      return { status: outcome.status, body, bytes: outcome.text.length, facts: { ...facts } };
     }
     const serviceMessage =
       parsed && body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string'

@@ -8,6 +8,8 @@ import { EXIT } from '../exit-codes.js';
 import { createLogger } from '../log.js';
 import { createRuntime } from '../runtime.js';
 import { callTool, SAMPLE_DATA_NOTE } from '../server.js';
+import { redactSecrets } from '../text/redact.js';
+import { escapeJsonText, terminalSafe } from '../text/terminal.js';
 import { VERSION } from '../version.js';
 
 /** Runs the tool as the server would and prints it; resolves with the exit code. */
@@ -18,34 +20,39 @@ export async function runCall(
   args: Record<string, unknown>,
   json: boolean,
 ): Promise<number> {
+  // What reaches the terminal: no secret, no escape sequence, whatever the service sent.
+  const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
   // A missing key or base URL is a settings mistake, like a bad flag: exit 2, not a failed call.
   if (config.setupError) {
-    io.stderr(`${describeError(config.setupError)}\n`);
+    io.stderr(`${print(describeError(config.setupError))}\n`);
     return EXIT.usage;
   }
-  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: [config.apiKey] });
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
+  // The server logs these at start; a one-shot call shows them too (an ignored proxy variable).
+  for (const warning of config.warnings) log.warn(warning);
   const runtime = await createRuntime(config, log);
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
   try {
     const result: CallToolResult = await callTool(
-      { api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData },
+      { api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData, secrets: config.secrets },
       tool,
       args,
       controller.signal,
     );
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     if (result.isError) {
-      io.stderr(`${text}\n`);
+      io.stderr(`${print(text)}\n`);
       return EXIT.failed;
     }
     if (json) {
       // The note that text results carry goes to stderr, keeping stdout parseable JSON.
       if (runtime.sampleData) io.stderr(`${SAMPLE_DATA_NOTE}\n`);
-      io.stdout(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+      const json = JSON.stringify(result.structuredContent, null, 2);
+      io.stdout(`${escapeJsonText(redactSecrets(json, config.secrets))}\n`);
     } else {
-      io.stdout(`${text}\n`);
+      io.stdout(`${print(text)}\n`);
     }
     return EXIT.ok;
   } finally {

@@ -16,9 +16,11 @@ import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
 import { planRoute } from '../doctor/route.js';
 import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
 import { checkSettings } from '../doctor/settings-check.js';
-import { createLogger, type Logger, redactSecrets } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, startLocalSandbox } from '../runtime.js';
+import { redactSecrets } from '../text/redact.js';
+import { escapeJsonText, terminalSafe } from '../text/terminal.js';
 import { NODE_ENGINES } from '../version.js';
 
 export interface DoctorOptions {
@@ -97,14 +99,16 @@ export async function runDoctor(config: Config, io: CliIo, options: DoctorOption
   const log = createLogger({
     level: config.logLevel,
     format: config.logFormat,
-    secrets: [config.apiKey],
+    secrets: config.secrets,
     write: io.stderr,
   });
   const target = await resolveTarget(config, log);
   try {
     const found = await collectChecks(target, io, log);
-    const checks = withoutKeys(found, [config.apiKey, target.config.apiKey]);
-    io.stdout(options.json ? renderJson(checks) : renderText(checks));
+    const checks = withoutKeys(found, [...config.secrets, target.config.apiKey]);
+    // Details quote what the network said (a proxy's error page, a certificate's name): printed only
+    // once escape sequences and bidi overrides are gone.
+    io.stdout(options.json ? escapeJsonText(renderJson(checks)) : terminalSafe(renderText(checks)));
     return exitCodeFor(checks);
   } finally {
     await target.close();

@@ -1,8 +1,8 @@
 /** The path a request to the service takes: straight to it, or through a proxy's CONNECT tunnel. Pure. */
 
-import { redactUserinfo } from '../log.js';
 import { bareHost } from '../net/loopback.js';
 import type { ProxyChoice } from '../net/proxy.js';
+import { displayUrl } from '../text/redact.js';
 
 export interface Endpoint {
   /** Host name or IP address, IPv6 without brackets (as DNS and sockets want it). */
@@ -40,7 +40,7 @@ export function planRoute(baseUrl: string, choice: ProxyChoice): Route {
   const proxyUrl = new URL(choice.proxy);
   return {
     service,
-    proxy: { url: proxyUrl, label: redactUserinfo(choice.proxy) },
+    proxy: { url: proxyUrl, label: displayUrl(choice.proxy) ?? 'the configured proxy' },
     connect: endpoint(proxyUrl),
   };
 }

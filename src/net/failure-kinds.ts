@@ -21,6 +21,23 @@ export function isProxyAuthFailure(detail: string): boolean {
   return /\b407\b|proxy auth/i.test(detail);
 }
 
+/**
+ * The service's HTTP itself is malformed: the parser refused it (llhttp's HPE_ codes, from node:http
+ * and undici alike), the headers overflowed, or the body disagreed with its Content-Length. The
+ * connection worked, so this is not "could not reach", and sending the same request again would
+ * only get the same answer.
+ */
+const PROTOCOL_CODES = new Set([
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+  'UND_ERR_INFO',
+]);
+
+export function isProtocolFailure(code: string): boolean {
+  return code.startsWith('HPE_') || PROTOCOL_CODES.has(code);
+}
+
 export function isPermanentFailure(code: string, detail: string): boolean {
   return isCertificateFailure(code) || isProxyAuthFailure(detail);
 }

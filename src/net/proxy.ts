@@ -4,7 +4,7 @@
  */
 
 import type { ProxySettings } from '../config.js';
-import { redactUserinfo } from '../log.js';
+import { displayUrl } from '../text/redact.js';
 import { bareHost, isLoopbackHost } from './loopback.js';
 
 export interface ProxyChoice {
@@ -65,5 +65,5 @@ export function chooseProxy(target: URL, settings: Readonly<ProxySettings>): Pro
   if (matched !== undefined) {
     return { proxy: undefined, reason: `direct: NO_PROXY entry "${matched}" matches ${target.hostname}` };
   }
-  return { proxy, reason: `via ${redactUserinfo(proxy)} (from ${source})` };
+  return { proxy, reason: `via ${displayUrl(proxy) ?? 'the proxy'} (from ${source})` };
 }

@@ -203,7 +203,10 @@ describe('model-feed-mcp doctor', () => {
   it('never prints the key, even where a setting carries it by mistake', async () => {
     const out = await doctor({ ...sandboxEnv(), MODEL_FEED_BASE_URL: `${sandbox.url}/${sandbox.key}` });
     expect(out.code).toBe(1);
-    expect(out.check('base-url').detail).toContain('path /[redacted]');
+    expect(out.check('settings')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringMatching(/^MODEL_FEED_BASE_URL contains the API key/),
+    });
     expect(out.stdout + out.stderr).not.toContain(sandbox.key);
   });
 

@@ -144,7 +144,7 @@ describe('security', () => {
       const result = await session.call('list_model_changes', {});
       expect(result.isError).toBe(true);
       expect(resultText(result)).toBe(
-        'MODEL_FEED_BASE_URL uses plain http:// for feed.example.com, which would send the API key in clear text. Use https://feed.example.com (plain http is allowed only for localhost).',
+        'MODEL_FEED_BASE_URL uses plain http:// for feed.example.com, which would send the API key in clear text. Use https://feed.example.com (plain http is allowed only for localhost, 127.0.0.0/8 and ::1).',
       );
       expect(trap.connects).toEqual([]);
     } finally {

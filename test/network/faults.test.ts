@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
 import { MAX_CONCURRENT_REQUESTS } from '../../src/api/http.js';
 import { describeError } from '../../src/describe-error.js';
-import { AbortedError, type RateLimitError } from '../../src/errors.js';
+import { AbortedError, type RateLimitError, UnexpectedResponseError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
 import { type FaultServer, json, startFaultServer } from '../support/fault-server.js';
@@ -62,6 +62,25 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
   beforeAll(() => {
     proxyUrl = route === 'direct' ? undefined : proxy.url;
   });
+
+  const malformed: [string, string][] = [
+    ['two different Content-Lengths', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
+    ['20 KB of headers', `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`],
+    ['a broken status line', 'HTTP/1.1 OK fine\r\n\r\n'],
+  ];
+  for (const [name, raw] of malformed) {
+    it(`${name}: a protocol error from the service, not retried, not "could not reach"`, async () => {
+      server.setHandler((req) => {
+        req.socket.end(raw);
+      });
+      const error = await failure(api().listChanges({}));
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      const text = describeError(error);
+      expect(text).toMatch(/^Unexpected response from the service at .*malformed HTTP from the service/);
+      expect(text).not.toMatch(/could not reach/i);
+      expect(server.requests).toHaveLength(1);
+    });
+  }
 
   it('503 twice then 200: one successful result', async () => {
     server.setHandler((_req, res, attempt) =>

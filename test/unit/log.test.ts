@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, redact } from '../../src/log.js';
+import { createLogger } from '../../src/log.js';
+import { redact } from '../../src/text/redact.js';
 
 const KEY = 'mfsk_live_0123456789abcdef';
 

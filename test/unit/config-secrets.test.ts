@@ -1,0 +1,155 @@
+/**
+ * The key in every setting, in every position: no message built from the settings prints it, and
+ * proxy credentials come out by parsing, whatever characters the password holds.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { type Config, type ConfigFlags, resolveConfig } from '../../src/config.js';
+import { describeError } from '../../src/describe-error.js';
+import { checkSettings } from '../../src/doctor/settings-check.js';
+import { ConfigError } from '../../src/errors.js';
+import { chooseProxy } from '../../src/net/proxy.js';
+import { displayUrl, echoValue, redactSecrets } from '../../src/text/redact.js';
+
+const KEY = 'mfsk_live_9f8e7d6c5b4a39281706';
+const BASE = 'https://feed.example.com';
+
+/** Where a hurried user puts the key: whole, in a path, as a password, as a host. */
+const POSITIONS = [
+  KEY,
+  ` ${KEY} `,
+  `Bearer ${KEY}`,
+  `http://remote/${KEY}`,
+  `https://h/${KEY}/api/v1`,
+  `https://h/api/${KEY}`,
+  `http://user:${KEY}@proxy:8080`,
+  `http://${KEY}@proxy`,
+  `http://${KEY}:8080`,
+  `x${KEY}y`,
+  `${KEY}/api/v1`,
+  `https://h/?key=${KEY}`,
+];
+
+const FLAGS: (keyof ConfigFlags)[] = ['baseUrl', 'timeout', 'cacheTtl', 'logLevel', 'logFormat', 'proxy'];
+const ENV_VARS = [
+  'MODEL_FEED_BASE_URL',
+  'MODEL_FEED_TIMEOUT_MS',
+  'MODEL_FEED_CACHE_TTL_S',
+  'MODEL_FEED_LOG_LEVEL',
+  'MODEL_FEED_LOG_FORMAT',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+];
+
+/** Everything resolveConfig lets a person read: the thrown message, or the setup error and warnings. */
+function everythingShown(flags: ConfigFlags, env: Record<string, string>): string {
+  let config: Config;
+  try {
+    config = resolveConfig(flags, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  const settings = checkSettings({ config, env, sandboxUrl: undefined });
+  const route = config.baseUrl ? chooseProxy(new URL(config.baseUrl), config.proxy).reason : '';
+  // What the logger, doctor and tool results do to every line: hide Config.secrets.
+  return redactSecrets(
+    [
+      config.setupError ? describeError(config.setupError) : '',
+      ...config.warnings,
+      settings.detail,
+      settings.fix ?? '',
+      route,
+    ].join('\n'),
+    config.secrets,
+  );
+}
+
+/** The configured key: set right, not set, or swapped with the base URL. */
+const KEY_SETTINGS: Record<string, Record<string, string>> = {
+  'key set': { MODEL_FEED_API_KEY: KEY },
+  'no key': {},
+  'key and base URL swapped': { MODEL_FEED_API_KEY: BASE },
+};
+
+describe('the key in any setting, in any position, is never echoed', () => {
+  for (const [keyCase, keyEnv] of Object.entries(KEY_SETTINGS)) {
+    it(`${keyCase}: every env var`, () => {
+      for (const name of ENV_VARS) {
+        for (const value of POSITIONS) {
+          const env = { MODEL_FEED_BASE_URL: BASE, ...keyEnv, [name]: value };
+          const shown = everythingShown({}, env);
+          expect(shown, `${name}=${value}`).not.toContain(KEY);
+        }
+      }
+    });
+
+    it(`${keyCase}: every flag`, () => {
+      for (const flag of FLAGS) {
+        for (const value of POSITIONS) {
+          const shown = everythingShown({ [flag]: value }, { MODEL_FEED_BASE_URL: BASE, ...keyEnv });
+          expect(shown, `--${flag} ${value}`).not.toContain(KEY);
+        }
+      }
+    });
+  }
+
+  it('lists the key found in the wrong variable among the secrets the logs hide', () => {
+    const config = resolveConfig({}, { MODEL_FEED_BASE_URL: KEY, MODEL_FEED_API_KEY: BASE });
+    expect(config.secrets).toContain(KEY);
+    expect(config.setupError?.message).toMatch(/looks like an API key|look swapped/);
+  });
+
+  it('refuses a base URL that carries the configured key, and says where the key belongs', () => {
+    const config = resolveConfig({}, { MODEL_FEED_API_KEY: KEY, MODEL_FEED_BASE_URL: `https://h/${KEY}` });
+    expect(config.setupError?.message).toContain('contains the API key');
+    expect(config.setupError?.message).not.toContain(KEY);
+  });
+
+  it('says the two variables look swapped when the key variable holds a URL', () => {
+    const config = resolveConfig({}, { MODEL_FEED_API_KEY: BASE, MODEL_FEED_BASE_URL: BASE });
+    expect(config.setupError?.message).toContain('look swapped');
+  });
+});
+
+describe('proxy credentials are removed by parsing', () => {
+  const PASSWORDS = [
+    'S3cr@tVal',
+    'S3cr tVal',
+    'S3cr/tVal',
+    'S3c@r/tVal',
+    'S3cr:tVal',
+    'S3cr%40tVal',
+    'S3cr#tVal',
+    'S3cr?tVal',
+  ];
+
+  for (const password of PASSWORDS) {
+    const proxy = `http://user:${password}@proxy.corp:3128`;
+    it(`password ${JSON.stringify(password)}: not in the --proxy error, the ignored-variable warning or the route`, () => {
+      const fromFlag = everythingShown({ proxy }, { MODEL_FEED_API_KEY: KEY, MODEL_FEED_BASE_URL: BASE });
+      const fromEnv = everythingShown(
+        {},
+        { MODEL_FEED_API_KEY: KEY, MODEL_FEED_BASE_URL: BASE, HTTPS_PROXY: proxy },
+      );
+      for (const shown of [fromFlag, fromEnv]) {
+        expect(shown).not.toContain(password);
+        // The fragments a pattern-based redaction used to leave behind.
+        for (const part of password.split(/[@/ :#?%]/).filter((p) => p.length > 2)) {
+          expect(shown).not.toContain(part);
+        }
+      }
+    });
+  }
+
+  it('shows scheme, host and port, with *** for the credentials', () => {
+    expect(displayUrl('http://user:p%40ss@proxy.corp:3128')).toBe('http://***@proxy.corp:3128');
+    expect(displayUrl('http://proxy.corp:3128/')).toBe('http://proxy.corp:3128');
+    expect(displayUrl('not a url')).toBeUndefined();
+  });
+
+  it('a setting value that is echoed has secret-shaped tokens and controls removed', () => {
+    expect(echoValue(`abc sk-${'x'.repeat(30)} \x1b[2Jdef`, [])).toBe('abc [redacted] [2Jdef');
+  });
+});
