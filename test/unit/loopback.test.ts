@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
-import { bareHost, isLoopbackHost } from '../../src/net/loopback.js';
+import { addressBits, bareHost, isLoopbackHost } from '../../src/net/loopback.js';
 import { chooseProxy } from '../../src/net/proxy.js';
 
 // Hostnames as `new URL()` gives them, since that is what the base-URL and proxy rules see.
@@ -53,6 +53,29 @@ describe('bareHost', () => {
     expect(bareHost('[::1]')).toBe('::1');
     expect(bareHost('example.com')).toBe('example.com');
     expect(bareHost('127.0.0.1')).toBe('127.0.0.1');
+  });
+});
+
+describe('addressBits', () => {
+  it.each<[string, bigint | undefined]>([
+    ['::1', 1n],
+    ['0:0:0:0:0:0:0:1', 1n],
+    ['::1%lo', 1n],
+    ['::', 0n],
+    ['1::', 1n << 112n],
+    ['2001:db8::8a2e:370:7334', 0x2001_0db8_0000_0000_0000_8a2e_0370_7334n],
+    ['1:2:3:4:5:6:7:8', 0x0001_0002_0003_0004_0005_0006_0007_0008n],
+    ['FFFF::', 0xffffn << 112n],
+    // IPv4 lands on its IPv4-mapped IPv6 address, so both spellings are one address.
+    ['10.0.0.1', 0xffff_0a00_0001n],
+    ['::ffff:10.0.0.1', 0xffff_0a00_0001n],
+    ['::ffff:a00:1', 0xffff_0a00_0001n],
+    ['1:2:3:4:5:6:1.2.3.4', 0x0001_0002_0003_0004_0005_0006_0102_0304n],
+    ['example.com', undefined],
+    ['[::1]', undefined],
+    ['', undefined],
+  ])('%s', (address, bits) => {
+    expect(addressBits(address)).toBe(bits);
   });
 });
 
