@@ -32,7 +32,7 @@ export interface Sandbox {
   url: string;
   /** The key given in the options, or the generated one. */
   key: string;
-  /** Requests received, oldest first (live view). */
+  /** Authenticated requests received, oldest first, the most recent within REQUEST_LOG_LIMITS (live view). */
   readonly requests: RecordedRequest[];
   clearRequests(): void;
   addKey(key: string, tier: Tier): void;
