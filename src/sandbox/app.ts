@@ -33,15 +33,84 @@ export interface SandboxAppOptions {
 
 export interface SandboxApp {
   handle(req: IncomingMessage, res: ServerResponse): void;
-  /** The most recent requests, oldest first (at most MAX_RECORDED_REQUESTS). */
+  /** The most recent authenticated requests, oldest first, within REQUEST_LOG_LIMITS (live view). */
   readonly requests: RecordedRequest[];
   clearRequests(): void;
   readonly keys: KeyStore;
   setVerification(eventId: string, status: 'official' | 'rejected'): void;
 }
 
-// Keeps a long-running `model-feed-mcp sandbox` from growing without bound.
-const MAX_RECORDED_REQUESTS = 10_000;
+/**
+ * How much the request log keeps; past either limit the oldest entries go. The byte limit holds
+ * a long-running `model-feed-mcp sandbox` to a few MB whatever callers send (a request may carry
+ * up to 16 KiB of headers); the count limit holds the per-entry overhead of many small requests.
+ * Tests read a handful of entries, far below both.
+ */
+export const REQUEST_LOG_LIMITS = { requests: 10_000, bytes: 2 * 1024 * 1024 } as const;
+
+// Measured on Node 20: a header or query field costs about this much heap beyond its text.
+const FIELD_OVERHEAD_BYTES = 64;
+
+function fieldBytes(name: string, value: string | string[] | undefined): number {
+  const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return values.reduce(
+    (sum, each) => sum + each.length + FIELD_OVERHEAD_BYTES,
+    name.length + FIELD_OVERHEAD_BYTES,
+  );
+}
+
+/** What a recorded request costs in memory, roughly: its text, a byte a character, plus each field's slot. */
+export function recordedBytes(request: RecordedRequest): number {
+  let bytes = request.method.length + request.path.length + FIELD_OVERHEAD_BYTES;
+  for (const [name, value] of Object.entries(request.query)) bytes += fieldBytes(name, value);
+  for (const [name, value] of Object.entries(request.headers)) bytes += fieldBytes(name, value);
+  return bytes;
+}
+
+export interface RequestLog {
+  /** Oldest first; a live view, emptied only through `clear`. */
+  readonly entries: RecordedRequest[];
+  /** The `recordedBytes` of the entries, summed. */
+  readonly bytes: number;
+  add(request: RecordedRequest): void;
+  clear(): void;
+}
+
+/** Keeps the most recent requests within `limits`, dropping the oldest; the newest always stays. */
+export function createRequestLog(
+  limits: { requests: number; bytes: number } = REQUEST_LOG_LIMITS,
+): RequestLog {
+  const entries: RecordedRequest[] = [];
+  const sizes: number[] = [];
+  let bytes = 0;
+  return {
+    entries,
+    get bytes() {
+      return bytes;
+    },
+    add(request) {
+      const size = recordedBytes(request);
+      entries.push(request);
+      sizes.push(size);
+      bytes += size;
+      let drop = 0;
+      while (entries.length - drop > 1 && (entries.length - drop > limits.requests || bytes > limits.bytes)) {
+        bytes -= sizes[drop] ?? 0;
+        drop++;
+      }
+      // One splice for all that goes: evicting one at a time would shift the array each time.
+      if (drop > 0) {
+        entries.splice(0, drop);
+        sizes.splice(0, drop);
+      }
+    },
+    clear() {
+      entries.length = 0;
+      sizes.length = 0;
+      bytes = 0;
+    },
+  };
+}
 
 const ENDPOINTS = 'GET /api/v1/changes, GET /api/v1/models, GET /api/v1/models/{slug}/history, POST /api/mcp';
 const HISTORY_PATH = /^\/api\/v1\/models\/([^/]+)\/history$/;
@@ -111,13 +180,12 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
   const { dataset, now, mcp, log } = options;
   const keys = new KeyStore();
   const quota = new DailyQuota();
-  const requests: RecordedRequest[] = [];
+  const requestLog = createRequestLog();
   let feed: Feed = createFeed(dataset.events);
 
   function record(req: IncomingMessage, path: string, params: URLSearchParams): void {
     const query = queryRecord(params);
-    requests.push({ method: req.method ?? '', path, query, headers: { ...req.headers }, time: now() });
-    if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS);
+    requestLog.add({ method: req.method ?? '', path, query, headers: { ...req.headers }, time: now() });
   }
 
   function history(rawSlug: string): Reply {
@@ -172,7 +240,10 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
     }
   }
 
-  /** Auth, then the daily count, then the route: every authenticated call counts, whatever its answer. */
+  /**
+   * Auth, then the record and the daily count, then the route: every authenticated call is recorded
+   * and counts, whatever its answer; a refused one leaves no trace but the debug log line.
+   */
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const method = req.method ?? '';
     // An absolute-form target (RFC 9112 §3.2.2, sent by some proxies) is reduced to its path.
@@ -180,7 +251,6 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
     const queryStart = url.indexOf('?');
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
     const params = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
-    record(req, path, params);
     res.once('finish', () => log?.('debug', `${method} ${path} ${res.statusCode}`));
     try {
       const auth = keys.authenticate(req.headers.authorization);
@@ -189,6 +259,9 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
         send(res, errorReply(401, AUTH_ERRORS[auth.reason], { 'www-authenticate': 'Bearer' }));
         return;
       }
+      // Recorded only once authenticated: anyone who reaches the port could otherwise fill the
+      // log with 16 KiB of headers a request (10,000 of them took the process from 71 to 226 MB).
+      record(req, path, params);
       const decision = quota.consume(auth.keyHash, auth.tier, now());
       setRateLimitHeaders(res, decision);
       const outcome = decision.allowed ? answer(method, path, params) : limitReached(decision);
@@ -203,11 +276,9 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
   return {
     handle,
     get requests() {
-      return requests;
+      return requestLog.entries;
     },
-    clearRequests: () => {
-      requests.length = 0;
-    },
+    clearRequests: () => requestLog.clear(),
     keys,
     setVerification: (eventId, status) => {
       feed = changeVerification(feed, eventId, status, Math.floor(now() / 1000));

@@ -32,7 +32,7 @@ export interface Sandbox {
   url: string;
   /** The key given in the options, or the generated one. */
   key: string;
-  /** Requests received, oldest first (live view). */
+  /** Authenticated requests received, oldest first, the most recent within REQUEST_LOG_LIMITS (live view). */
   readonly requests: RecordedRequest[];
   clearRequests(): void;
   addKey(key: string, tier: Tier): void;
@@ -50,10 +50,18 @@ function generateKey(): string {
   return `mfsk_sandbox_${randomBytes(16).toString('hex')}`;
 }
 
-function baseUrl(address: AddressInfo): string {
-  // A wildcard bind is reachable on loopback; print the address a client can use.
-  const host =
-    address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+// Node reports an IPv4 address bound through an IPv6 socket (`--host ::ffff:127.0.0.1`) this way.
+const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
+/**
+ * The base URL a client should use for the bound address. An IPv4-mapped address is printed as
+ * its IPv4 form: the runner's loopback rule lists 127.0.0.0/8 and ::1, not ::ffff:127.0.0.1, and
+ * every client can reach the IPv4 address. A wildcard bind is reachable on loopback, so that is
+ * what is printed for it.
+ */
+export function baseUrl(address: AddressInfo): string {
+  const bound = IPV4_MAPPED.exec(address.address)?.[1] ?? address.address;
+  const host = bound === '0.0.0.0' ? '127.0.0.1' : bound === '::' ? '::1' : bound;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
