@@ -195,6 +195,14 @@ describe('tools over a real MCP client (in memory)', () => {
     expect(requests).toHaveLength(0);
   });
 
+  it('an own "__proto__" argument is an unknown argument, never a way to slip in a filter', async () => {
+    const client = await connect();
+    const result = await call(client, 'search_models', JSON.parse('{"__proto__": {"vendor": "x"}}'));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('unknown argument "__proto__"; search_models takes vendor,');
+    expect(requests).toHaveLength(0);
+  });
+
   it('an unknown tool is a protocol error listing the tools', async () => {
     const client = await connect();
     const error = await client.callTool({ name: 'delete_model', arguments: {} }).catch((e: unknown) => e);
