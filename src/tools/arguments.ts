@@ -6,6 +6,7 @@
 
 import type { z } from 'zod';
 import { InvalidArgumentsError } from '../errors.js';
+import { escapeJsonText } from '../text/terminal.js';
 import type { JsonSchema } from './json-schema.js';
 
 type Properties = Record<string, JsonSchema>;
@@ -65,7 +66,9 @@ function shown(value: unknown): string {
   // JSON.stringify writes these as null (JSON.parse reads 1e400 as Infinity): say what they are.
   if (typeof value === 'number' && Number.isNaN(value)) return 'not a number (NaN)';
   if (typeof value === 'number' && !Number.isFinite(value)) return `a number out of range (${value})`;
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  // The caller's own value, echoed: escaped like JSON so that no line break, escape sequence or
+  // bidirectional control in it acts on the terminal or the reader.
+  const text = escapeJsonText(JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 57)}… (${text.length} characters)` : text;
 }
 
@@ -89,7 +92,7 @@ export function parseArguments<S extends z.ZodType>(
   const names = Object.keys(props);
   const problems = result.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+      const keys = issue.keys.map(shown).join(', ');
       return `unknown argument ${keys}; ${toolName} takes ${names.join(', ')}`;
     }
     const name = String(issue.path[0] ?? '');

@@ -98,6 +98,16 @@ describe('tool arguments', () => {
     expect(text).toContain('(100002 characters)');
   });
 
+  it('shortens and escapes an unknown argument name in the message', () => {
+    const text = message(() => parse(getModel, { id: 'x/y', [`a\n${'k'.repeat(10_000)}`]: 1 }));
+    expect(text.length).toBeLessThan(300);
+    expect(text).toContain('unknown argument "a\\nkkk');
+    expect(text).not.toContain('\n');
+    expect(message(() => parse(getModel, { id: 'x/y', 'a\u202eb': 1 }))).toContain(
+      'unknown argument "a\\u202eb"',
+    );
+  });
+
   it('refuses arguments that are not an object', () => {
     expect(message(() => parse(getModel, ['openai/gpt-4o']))).toContain(
       'expected an object of named arguments',
