@@ -132,6 +132,19 @@ export interface ModelsArgs {
   minContext?: number | undefined;
 }
 
+/** search_models' largest `limit`: once an answer holds this many, raising the limit shows no more. */
+const MAX_LIMIT = 100;
+
+/**
+ * "3 of 40 models" only when that can be true: the service's total is its own count, and a broken
+ * one (smaller than what it sent, negative) is reported beside what was shown, never as "20 of 1".
+ */
+function modelsHeading(shown: number, total: number, scope: string): string {
+  if (Number.isSafeInteger(total) && total >= shown)
+    return `${shown} of ${count(total, 'model')}${scope}, by attention:`;
+  return `${count(shown, 'model')}${scope}, by attention (the service reported total ${total}):`;
+}
+
 export function renderModels(items: readonly Model[], total: number, args: ModelsArgs): string {
   const filters = [
     args.vendor && `vendor=${inline(args.vendor)}`,
@@ -139,9 +152,15 @@ export function renderModels(items: readonly Model[], total: number, args: Model
     args.minContext !== undefined && `context >= ${thousands(args.minContext)}`,
   ].filter(Boolean);
   const scope = filters.length ? ` matching ${filters.join(', ')}` : '';
-  const lines = [`${items.length} of ${count(total, 'model')}${scope}, by attention:`];
+  const lines = [modelsHeading(items.length, total, scope)];
   for (const model of items) lines.push(`- ${modelLine(model)}`);
-  if (items.length < total) lines.push(`Raise limit (up to 100) to see more.`);
+  if (Number.isSafeInteger(total) && items.length < total) {
+    lines.push(
+      items.length < MAX_LIMIT
+        ? `Raise limit (up to ${MAX_LIMIT}) to see more.`
+        : 'Narrow the filters (vendor, maxInputPrice, minContext) to see others.',
+    );
+  }
   return lines.join('\n');
 }
 

@@ -219,6 +219,17 @@ describe('tools over a real MCP client (in memory)', () => {
     expect(text(result)).toContain('1 of 2 models');
   });
 
+  it('search_models keeps an inconsistent total in the structured result, and words the text truly', async () => {
+    server.use(
+      http.get(`${BASE}/api/v1/models`, () => HttpResponse.json(modelsPage(catalog, -7), { headers })),
+    );
+    const client = await connect();
+    const result = await call(client, 'search_models', {});
+    expect(result.structuredContent).toMatchObject({ total: -7 });
+    expect(text(result).split('\n')[0]).toBe('3 models, by attention (the service reported total -7):');
+    expect(text(result)).not.toContain('Raise limit');
+  });
+
   it('an argument out of range is a tool error naming argument, value and range; nothing is sent', async () => {
     const client = await connect();
     const result = await call(client, 'list_model_changes', { limit: 0 });

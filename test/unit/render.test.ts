@@ -168,3 +168,35 @@ describe('upstream text in renderings', () => {
     expect(text).not.toContain('in $4949 ');
   });
 });
+
+describe('counts in renderings', () => {
+  const three = [aModel(), aModel({ id: 'b/b' }), aModel({ id: 'c/c' })];
+
+  it("keep the usual wording when the service's total is consistent", () => {
+    expect(renderModels(three, 3, {}).split('\n')).toEqual([
+      '3 of 3 models, by attention:',
+      expect.any(String),
+      expect.any(String),
+      expect.any(String),
+    ]);
+    expect(renderModels(three.slice(0, 1), 1, {})).toMatch(/^1 of 1 model, by attention:/);
+    expect(renderModels(three, 40, {})).toMatch(/^3 of 40 models, by attention:[\s\S]*\nRaise limit/);
+  });
+
+  it.each([
+    [1, '3 models, by attention (the service reported total 1):'],
+    [-7, '3 models, by attention (the service reported total -7):'],
+  ])('never read "3 of %s"', (total, heading) => {
+    const text = renderModels(three, total, {});
+    expect(text.split('\n')[0]).toBe(heading);
+    expect(text).not.toContain('Raise limit');
+  });
+
+  it('offer a higher limit only when one could show more', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => aModel({ id: `v/m${i}` }));
+    const text = renderModels(hundred, 250, {});
+    expect(text).toMatch(/^100 of 250 models/);
+    expect(text).not.toContain('Raise limit');
+    expect(text).toContain('Narrow the filters');
+  });
+});
