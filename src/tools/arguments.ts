@@ -6,6 +6,7 @@
 
 import type { z } from 'zod';
 import { InvalidArgumentsError } from '../errors.js';
+import { escapeJsonText } from '../text/terminal.js';
 import type { JsonSchema } from './json-schema.js';
 
 type Properties = Record<string, JsonSchema>;
@@ -14,23 +15,30 @@ function properties(schema: JsonSchema): Properties {
   return (schema.properties ?? {}) as Properties;
 }
 
-/** Numeric strings become numbers where the schema wants a number ("20" → 20). */
+/**
+ * A record's own entry, never an inherited one: "constructor" or "__proto__" read with `[]` would
+ * answer from Object.prototype.
+ */
+function own<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
+function coerce(value: unknown, type: unknown): unknown {
+  const numeric = (type === 'integer' || type === 'number') && typeof value === 'string';
+  return numeric && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+}
+
+/**
+ * Numeric strings become numbers where the schema wants a number ("20" → 20). Only the caller's own
+ * keys are read, and the copy is built with Object.fromEntries: assigning `out["__proto__"] = v`
+ * would set the copy's prototype instead, and zod would then read a filter through it. As an own
+ * key, "__proto__" is reported like any unknown argument.
+ */
 export function coerceArguments(raw: Record<string, unknown>, schema: JsonSchema): Record<string, unknown> {
   const props = properties(schema);
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const type = props[name]?.type;
-    if (
-      (type === 'integer' || type === 'number') &&
-      typeof value === 'string' &&
-      /^\s*-?\d+(\.\d+)?\s*$/.test(value)
-    ) {
-      out[name] = Number(value);
-    } else {
-      out[name] = value;
-    }
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(raw).map(([name, value]) => [name, coerce(value, own(props, name)?.type)]),
+  );
 }
 
 /** What the schema allows for one property, in words. */
@@ -55,7 +63,12 @@ export function describeAllowed(prop: JsonSchema | undefined): string {
 
 function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  // JSON.stringify writes these as null (JSON.parse reads 1e400 as Infinity): say what they are.
+  if (typeof value === 'number' && Number.isNaN(value)) return 'not a number (NaN)';
+  if (typeof value === 'number' && !Number.isFinite(value)) return `a number out of range (${value})`;
+  // The caller's own value, echoed: escaped like JSON so that no line break, escape sequence or
+  // bidirectional control in it acts on the terminal or the reader.
+  const text = escapeJsonText(JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 57)}… (${text.length} characters)` : text;
 }
 
@@ -79,13 +92,14 @@ export function parseArguments<S extends z.ZodType>(
   const names = Object.keys(props);
   const problems = result.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+      const keys = issue.keys.map(shown).join(', ');
       return `unknown argument ${keys}; ${toolName} takes ${names.join(', ')}`;
     }
     const name = String(issue.path[0] ?? '');
-    const value = given[name];
-    if (value === undefined) return `missing required argument "${name}": ${describeAllowed(props[name])}`;
-    return `"${name}" is ${shown(value)}; allowed: ${describeAllowed(props[name])}`;
+    const value = own(given, name);
+    const allowed = describeAllowed(own(props, name));
+    if (value === undefined) return `missing required argument "${name}": ${allowed}`;
+    return `"${name}" is ${shown(value)}; allowed: ${allowed}`;
   });
   throw new InvalidArgumentsError(`Invalid arguments for ${toolName}: ${[...new Set(problems)].join('; ')}.`);
 }

@@ -2,16 +2,17 @@ import * as z from 'zod';
 import { NotFoundError } from '../errors.js';
 import { closestIds, findModel } from './model-lookup.js';
 import { GetModelOutput } from './output-schemas.js';
-import { modelLine, renderPriceHistory } from './render.js';
+import { inline, modelLine, renderPriceHistory } from './render.js';
 import { defineTool } from './tool.js';
 
+/** Both the asked id and the catalog's ids are shown through `inline`: neither may forge a line. */
 function notListed(id: string, suggestions: string[]) {
   const hint = suggestions.length
-    ? ` Close ids: ${suggestions.join(', ')}.`
+    ? ` Close ids: ${suggestions.map(inline).join(', ')}.`
     : ' No close ids; search_models lists the catalog.';
   return {
     structured: { catalogStatus: 'not_listed', matchedBy: null, model: null, priceHistory: null },
-    text: `"${id}" is not listed in the catalog (not_listed).${hint}`,
+    text: `"${inline(id)}" is not listed in the catalog (not_listed).${hint}`,
   };
 }
 

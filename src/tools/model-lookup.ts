@@ -28,42 +28,260 @@ export function findModel(
   return byHf ? { model: byHf, matchedBy: 'huggingfaceId' } : undefined;
 }
 
-/** Edit distance, bounded by the lengths involved (ids are short). */
-export function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+/**
+ * Two table rows, reused: a search compares thousands of pairs, and fresh rows for each would cost
+ * more than the comparing.
+ */
+let scratchRows: [Int32Array, Int32Array] = [new Int32Array(256), new Int32Array(256)];
+
+function rows(length: number): [Int32Array, Int32Array] {
+  if (scratchRows[0].length < length) scratchRows = [new Int32Array(length), new Int32Array(length)];
+  return [scratchRows[0], scratchRows[1]];
+}
+
+/** Work done by one search, in Levenshtein table cells: what the budget below is counted in. */
+export interface Work {
+  cells: number;
+}
+
+/**
+ * Edit distance when it is at most `limit`, else `limit + 1`. Only the diagonal band |i − j| <=
+ * limit can hold such a distance, and once a whole row exceeds it no later row can come back
+ * under, so the table stops there: a distant pair costs a few rows, not the whole square.
+ */
+export function boundedLevenshtein(a: string, b: string, limit: number, work: Work): number {
+  const over = limit + 1;
+  if (Math.abs(a.length - b.length) > limit) return over;
+  if (a.length === 0 || b.length === 0) return Math.max(a.length, b.length);
+  let [previous, current] = rows(b.length + 1);
+  previous.fill(over, 0, b.length + 1);
+  for (let j = 0; j <= Math.min(b.length, limit); j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    const from = Math.max(1, i - limit);
+    const to = Math.min(b.length, i + limit);
+    // Cells left and right of the band stay "too far", so the next row never reads a stale value.
+    current[from - 1] = from === 1 && i <= limit ? i : over;
+    if (to < b.length) current[to + 1] = over;
+    const code = a.charCodeAt(i - 1);
+    let rowMin = current[from - 1]!;
+    for (let j = from; j <= to; j++) {
+      const cell = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (code === b.charCodeAt(j - 1) ? 0 : 1),
+      );
+      current[j] = cell;
+      if (cell < rowMin) rowMin = cell;
     }
-    previous = current;
+    work.cells += to - from + 1;
+    if (rowMin > limit) return over;
+    [previous, current] = [current, previous];
   }
-  return previous[b.length] ?? 0;
+  return Math.min(previous[b.length]!, over);
+}
+
+/**
+ * Real catalog ids are under 100 characters. A longer one is nobody's typo, and comparing with it
+ * only costs time, so it is never suggested.
+ */
+const MAX_CANDIDATE_LENGTH = 128;
+/** A suggestion must look like a typo fix: at most half of it differs from what was asked. */
+const MAX_SCORE = 0.5;
+/** What was asked appears whole inside the candidate ("gpt-4o" in "openai/gpt-4o-mini"). */
+const CONTAINED_SCORE = 0.2;
+/**
+ * Hard cap on the Levenshtein cells one search computes, whatever the catalog's shape: 10 to 20 ms
+ * here. The 60-model sandbox catalog needs at most 11,000 for any typo tried, so a real catalog
+ * ten times its size stays far below. When the cap is reached the best suggestions found so far
+ * are given; candidates are visited most promising first, so they are the likeliest anyway.
+ */
+export const CLOSEST_IDS_BUDGET = 1_000_000;
+
+/**
+ * The distinct UTF-16 code units of a text and how often each occurs, as [code, count, code,
+ * count, …]: one small array per id, cheap to make for a whole catalog.
+ */
+type Profile = number[];
+
+/** How often each UTF-16 code unit occurs in a text, indexed by the code unit. */
+type Tally = Uint16Array;
+
+function tallyOf(text: string, tally: Tally = new Uint16Array(0x10000)): Tally {
+  for (let i = 0; i < text.length; i++) tally[text.charCodeAt(i)]!++;
+  return tally;
+}
+
+/** Reused while preparing a catalog: a 128 KiB tally per id would cost more than the counting. */
+const scratch: Tally = new Uint16Array(0x10000);
+
+function profile(text: string): Profile {
+  tallyOf(text, scratch);
+  const pairs: Profile = [];
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (scratch[code] === 0) continue;
+    pairs.push(code, scratch[code]!);
+    scratch[code] = 0;
+  }
+  return pairs;
+}
+
+/** One id (catalog or Hugging Face) of one model, lower-cased, with what the bounds need. */
+interface Candidate {
+  model: number;
+  modelId: string;
+  text: string;
+  name: string;
+  textProfile: Profile;
+  nameProfile: Profile;
+}
+
+function nameOf(id: string): string {
+  return id.slice(id.lastIndexOf('/') + 1);
+}
+
+/**
+ * Keyed by the items array itself: the API client returns the same array from its cache for the
+ * TTL, so a run of misses against one catalog prepares it once, and a new catalog (a new array)
+ * is prepared afresh while the old one is left to the garbage collector.
+ */
+const preparedCatalogs = new WeakMap<readonly Model[], readonly Candidate[]>();
+
+/** The catalog's lower-cased ids and their profiles, made once per catalog snapshot. */
+export function prepareCatalog(models: readonly Model[]): readonly Candidate[] {
+  const known = preparedCatalogs.get(models);
+  if (known) return known;
+  const candidates: Candidate[] = [];
+  models.forEach((model, index) => {
+    const id = model.id.toLowerCase();
+    const huggingfaceId = model.huggingfaceId?.toLowerCase();
+    for (const text of huggingfaceId && huggingfaceId !== id ? [id, huggingfaceId] : [id]) {
+      if (text === '' || text.length > MAX_CANDIDATE_LENGTH) continue;
+      const name = nameOf(text);
+      const textProfile = profile(text);
+      const nameProfile = name === text ? textProfile : profile(name);
+      candidates.push({ model: index, modelId: model.id, text, name, textProfile, nameProfile });
+    }
+  });
+  preparedCatalogs.set(models, candidates);
+  return candidates;
+}
+
+/**
+ * A lower bound of the edit distance from the character counts alone (the bag distance): every
+ * character one text has and the other lacks costs at least one edit. Linear, where the distance
+ * itself is quadratic.
+ */
+function bagDistance(tally: Tally, length: number, other: Profile, otherLength: number): number {
+  let common = 0;
+  for (let i = 0; i < other.length; i += 2) common += Math.min(tally[other[i]!]!, other[i + 1]!);
+  return Math.max(length, otherLength) - common;
+}
+
+interface Query {
+  id: string;
+  name: string;
+  idTally: Tally;
+  nameTally: Tally;
+}
+
+/** A candidate with the cheap facts: whether it contains the name, and lower bounds of both ratios. */
+interface Bounded {
+  candidate: Candidate;
+  contained: boolean;
+  whole: number;
+  short: number;
+  bound: number;
+}
+
+function bound(query: Query, candidate: Candidate): Bounded {
+  const contained = query.name.length >= 3 && candidate.text.includes(query.name);
+  const wholeLength = Math.max(query.id.length, candidate.text.length, 1);
+  const shortLength = Math.max(query.name.length, candidate.name.length, 1);
+  const whole =
+    bagDistance(query.idTally, query.id.length, candidate.textProfile, candidate.text.length) / wholeLength;
+  const short =
+    bagDistance(query.nameTally, query.name.length, candidate.nameProfile, candidate.name.length) /
+    shortLength;
+  return {
+    candidate,
+    contained,
+    whole,
+    short,
+    bound: Math.min(contained ? CONTAINED_SCORE : 1, whole, short),
+  };
+}
+
+/** Distance over length when it is at most `limit`, else Infinity; computed only as far as needed. */
+function ratio(a: string, b: string, lowerBound: number, limit: number, work: Work): number {
+  if (lowerBound > limit) return Number.POSITIVE_INFINITY;
+  const length = Math.max(a.length, b.length, 1);
+  // The epsilon keeps a limit that is itself a ratio (k/length) from rounding one below k.
+  const allowed = Math.floor(limit * length + 1e-9);
+  const distance = boundedLevenshtein(a, b, allowed, work);
+  return distance <= allowed ? distance / length : Number.POSITIVE_INFINITY;
+}
+
+/** The candidate's score (lower is closer) when it is at most `limit`, else Infinity. */
+function score(query: Query, entry: Bounded, limit: number, work: Work): number {
+  const { candidate } = entry;
+  let best = entry.contained ? CONTAINED_SCORE : Number.POSITIVE_INFINITY;
+  best = Math.min(best, ratio(query.id, candidate.text, entry.whole, Math.min(best, limit), work));
+  // Without a slash on either side the short comparison is the whole one again.
+  if (query.name !== query.id || candidate.name !== candidate.text) {
+    best = Math.min(best, ratio(query.name, candidate.name, entry.short, Math.min(best, limit), work));
+  }
+  return best <= limit ? best : Number.POSITIVE_INFINITY;
+}
+
+interface Suggestion {
+  model: number;
+  id: string;
+  score: number;
+}
+
+function closer(a: Suggestion, b: Suggestion): number {
+  return a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The best `max` suggestions so far, one per model, closest first. */
+function keep(best: Suggestion[], found: Suggestion, max: number): Suggestion[] {
+  const same = best.find((s) => s.model === found.model);
+  if (same && same.score <= found.score) return best;
+  return [...best.filter((s) => s !== same), found].sort(closer).slice(0, max);
 }
 
 /**
  * Up to `max` catalog ids closest to what was asked, compared with each model's id, Hugging Face id
  * and the name after the slash. Distant ids are left out: a suggestion must look like a typo fix.
+ *
+ * Bounded work, whatever the catalog: cheap lower bounds drop most candidates and order the rest
+ * most promising first; each distance stops as soon as it cannot matter; the search ends once no
+ * remaining candidate can beat the suggestions found, or when `CLOSEST_IDS_BUDGET` is spent.
+ * `work` counts the cells computed, for tests and measurements.
  */
-export function closestIds(models: readonly Model[], rawId: string, max = 3): string[] {
+export function closestIds(
+  models: readonly Model[],
+  rawId: string,
+  max = 3,
+  work: Work = { cells: 0 },
+): string[] {
+  if (max < 1) return [];
   const id = normalizeId(rawId).slice(0, 200);
-  const name = id.slice(id.lastIndexOf('/') + 1);
-  const scored = models.map((model) => {
-    const candidates = [model.id, model.huggingfaceId ?? ''].filter(Boolean).map((c) => c.toLowerCase());
-    let best = Number.POSITIVE_INFINITY;
-    for (const candidate of candidates) {
-      const candidateName = candidate.slice(candidate.lastIndexOf('/') + 1);
-      const whole = levenshtein(id, candidate) / Math.max(id.length, candidate.length, 1);
-      const short = levenshtein(name, candidateName) / Math.max(name.length, candidateName.length, 1);
-      const contained = name.length >= 3 && candidate.includes(name) ? 0.2 : 1;
-      best = Math.min(best, whole, short, contained);
+  const name = nameOf(id);
+  const query: Query = { id, name, idTally: tallyOf(id), nameTally: tallyOf(name) };
+  const entries = prepareCatalog(models)
+    .map((candidate) => bound(query, candidate))
+    .filter((entry) => entry.bound <= MAX_SCORE)
+    .sort((a, b) => a.bound - b.bound);
+  let best: Suggestion[] = [];
+  for (const entry of entries) {
+    const worstKept = best.length === max ? (best[max - 1]?.score ?? MAX_SCORE) : MAX_SCORE;
+    if (entry.bound > worstKept || work.cells >= CLOSEST_IDS_BUDGET) break;
+    const found = score(query, entry, worstKept, work);
+    if (found <= worstKept) {
+      best = keep(best, { model: entry.candidate.model, id: entry.candidate.modelId, score: found }, max);
     }
-    return { id: model.id, score: best };
-  });
-  return scored
-    .filter((s) => s.score <= 0.5)
-    .sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .slice(0, max)
-    .map((s) => s.id);
+  }
+  return best.map((s) => s.id);
 }

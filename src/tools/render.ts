@@ -2,12 +2,46 @@
  * Compact text renderings for clients that show only text: one line per event or model, keeping
  * what a reader acts on (title, type, model, before → after, verification, dates, source) and
  * dropping what the structured result already carries in full (summaries, ids, colours).
+ *
+ * Every string from the service (or echoed from the caller) goes into a line through `inline`: a
+ * value holding a line break, an escape sequence or a bidi override must not forge a line such as
+ * a fake polling hint, nor act on the terminal that `call` prints to. Only the text changes; the
+ * structured result keeps every value exactly as the service sent it.
  */
 
 import type { ChangeEvent, ChangesPage, Model, PriceHistory } from '../api/schemas.js';
+import { oneLine } from '../text/terminal.js';
 
-function day(iso: string | null): string | undefined {
-  return iso ? iso.slice(0, 10) : undefined;
+/** The most of one value a line shows: far more than any real title, and one huge value stays small. */
+export const MAX_INLINE_LENGTH = 300;
+
+/** The first `length` code units, without leaving half of a surrogate pair at the end. */
+function cut(text: string, length: number): string {
+  const head = text.slice(0, length);
+  return /[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head;
+}
+
+/**
+ * One upstream value as a line shows it: on one line, terminal-safe, trimmed, and cut to
+ * MAX_INLINE_LENGTH with an ellipsis. Empty for null, so callers test the shown value, not the raw.
+ */
+export function inline(value: string | null | undefined): string {
+  if (!value) return '';
+  // Cleaning a prefix is enough (the rest would be cut anyway) and keeps a huge value cheap.
+  const prefix = MAX_INLINE_LENGTH * 4;
+  const clean = oneLine(cut(value, prefix)).trim();
+  if (clean.length <= MAX_INLINE_LENGTH && value.length <= prefix) return clean;
+  return `${cut(clean, MAX_INLINE_LENGTH - 1).trimEnd()}…`;
+}
+
+function day(iso: string | null): string {
+  return iso ? inline(iso.slice(0, 10)) : '';
+}
+
+/** A Unix time as its UTC day; as the number itself when no Date can hold it. */
+function unixDay(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? `at ${seconds} (not a date)` : date.toISOString().slice(0, 10);
 }
 
 export function usd(value: number | null | undefined): string {
@@ -26,19 +60,28 @@ function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+function change(before: string, after: string): string | undefined {
+  if (before && after) return `${before} → ${after}`;
+  if (after) return `→ ${after}`;
+  if (before) return `was ${before}`;
+  return undefined;
+}
+
 export function changeLine(event: ChangeEvent): string {
   const detected = day(event.detectedAt);
   const published = day(event.publishedAt);
   const dates = published && published !== detected ? `${detected} (published ${published})` : detected;
-  const model = event.model.name ? `${event.model.name} (${event.model.slug})` : event.model.slug;
-  const parts = [`${dates} ${event.eventType}`, model, event.title];
-  if (event.beforeValue && event.afterValue) parts.push(`${event.beforeValue} → ${event.afterValue}`);
-  else if (event.afterValue) parts.push(`→ ${event.afterValue}`);
-  else if (event.beforeValue) parts.push(`was ${event.beforeValue}`);
-  if (event.verificationStatus) parts.push(event.verificationStatus);
-  const source = event.sourceUrl ?? event.sourceName;
-  if (source) parts.push(source);
-  return parts.join(' | ');
+  const slug = inline(event.model.slug);
+  const name = inline(event.model.name);
+  const parts = [
+    [dates, inline(event.eventType)].filter(Boolean).join(' '),
+    name && slug ? `${name} (${slug})` : name || slug,
+    inline(event.title),
+    change(inline(event.beforeValue), inline(event.afterValue)),
+    inline(event.verificationStatus),
+    inline(event.sourceUrl) || inline(event.sourceName),
+  ];
+  return parts.filter(Boolean).join(' | ');
 }
 
 export interface ChangesArgs {
@@ -48,7 +91,7 @@ export interface ChangesArgs {
 }
 
 export function renderChanges(page: ChangesPage, args: ChangesArgs): string {
-  const filters = [args.type && `type=${args.type}`, args.model && `model=${args.model}`]
+  const filters = [args.type && `type=${inline(args.type)}`, args.model && `model=${inline(args.model)}`]
     .filter(Boolean)
     .join(', ');
   const scope = filters ? ` (${filters})` : '';
@@ -69,7 +112,7 @@ export function renderChanges(page: ChangesPage, args: ChangesArgs): string {
 
 export function modelLine(model: Model): string {
   const facts: string[] = [];
-  const kind = [model.vendor, model.type].filter(Boolean).join(', ');
+  const kind = [inline(model.vendor), inline(model.type)].filter(Boolean).join(', ');
   if (model.pricing)
     facts.push(
       `in ${usd(model.pricing.inputPerMillion)} / out ${usd(model.pricing.outputPerMillion)} per 1M tokens`,
@@ -77,9 +120,10 @@ export function modelLine(model: Model): string {
   if (model.contextLength !== null) facts.push(`context ${thousands(model.contextLength)}`);
   if (model.attention?.rank !== null && model.attention?.rank !== undefined)
     facts.push(`attention #${model.attention.rank}`);
-  if (model.huggingfaceId) facts.push(`hf ${model.huggingfaceId}`);
-  const name = model.displayName ?? model.name;
-  return `${model.id}${name ? ` — ${name}` : ''}${kind ? ` (${kind})` : ''}${facts.length ? `: ${facts.join('; ')}` : ''}`;
+  const huggingfaceId = inline(model.huggingfaceId);
+  if (huggingfaceId) facts.push(`hf ${huggingfaceId}`);
+  const name = inline(model.displayName) || inline(model.name);
+  return `${inline(model.id)}${name ? ` — ${name}` : ''}${kind ? ` (${kind})` : ''}${facts.length ? `: ${facts.join('; ')}` : ''}`;
 }
 
 export interface ModelsArgs {
@@ -88,25 +132,49 @@ export interface ModelsArgs {
   minContext?: number | undefined;
 }
 
+/** search_models' largest `limit`: once an answer holds this many, raising the limit shows no more. */
+const MAX_LIMIT = 100;
+
+/**
+ * "3 of 40 models" only when that can be true: the service's total is its own count, and a broken
+ * one (smaller than what it sent, negative) is reported beside what was shown, never as "20 of 1".
+ */
+function modelsHeading(shown: number, total: number, scope: string): string {
+  if (Number.isSafeInteger(total) && total >= shown)
+    return `${shown} of ${count(total, 'model')}${scope}, by attention:`;
+  return `${count(shown, 'model')}${scope}, by attention (the service reported total ${total}):`;
+}
+
 export function renderModels(items: readonly Model[], total: number, args: ModelsArgs): string {
   const filters = [
-    args.vendor && `vendor=${args.vendor}`,
+    args.vendor && `vendor=${inline(args.vendor)}`,
     args.maxInputPrice !== undefined && `input <= ${usd(args.maxInputPrice)}/1M`,
     args.minContext !== undefined && `context >= ${thousands(args.minContext)}`,
   ].filter(Boolean);
   const scope = filters.length ? ` matching ${filters.join(', ')}` : '';
-  const lines = [`${items.length} of ${count(total, 'model')}${scope}, by attention:`];
+  const lines = [modelsHeading(items.length, total, scope)];
   for (const model of items) lines.push(`- ${modelLine(model)}`);
-  if (items.length < total) lines.push(`Raise limit (up to 100) to see more.`);
+  if (Number.isSafeInteger(total) && items.length < total) {
+    lines.push(
+      items.length < MAX_LIMIT
+        ? `Raise limit (up to ${MAX_LIMIT}) to see more.`
+        : 'Narrow the filters (vendor, maxInputPrice, minContext) to see others.',
+    );
+  }
   return lines.join('\n');
 }
 
+/** Price points a rendering lists at most: the latest ones, which are what a reader asks about. */
+const MAX_PRICE_POINTS = 50;
+
 export function renderPriceHistory(history: PriceHistory): string {
   if (history.points.length === 0) return 'No price history recorded.';
-  const points = history.points.map(
-    (p) =>
-      `${new Date(p.observedAt * 1000).toISOString().slice(0, 10)} in ${usd(p.inputPrice)} / out ${usd(p.outputPrice)}`,
+  const shown = history.points.slice(-MAX_PRICE_POINTS);
+  const points = shown.map(
+    (p) => `${unixDay(p.observedAt)} in ${usd(p.inputPrice)} / out ${usd(p.outputPrice)}`,
   );
-  const unit = [history.currency, history.unit].filter(Boolean).join(' ');
-  return `Price history${unit ? ` (${unit})` : ''}: ${points.join('; ')}`;
+  const unit = [inline(history.currency), inline(history.unit)].filter(Boolean).join(' ');
+  const omitted = history.points.length - shown.length;
+  const earlier = omitted > 0 ? ` (latest ${shown.length} of ${history.points.length} points)` : '';
+  return `Price history${unit ? ` (${unit})` : ''}${earlier}: ${points.join('; ')}`;
 }

@@ -62,10 +62,50 @@ describe('tool arguments', () => {
     );
   });
 
+  it('reads own, plain argument names only: a prototype is never an argument', () => {
+    // As JSON.parse builds it: "__proto__" is an own key there, and must not become a prototype.
+    expect(message(() => parse(searchModels, JSON.parse('{"__proto__": {"vendor": "x"}}')))).toBe(
+      'Invalid arguments for search_models: unknown argument "__proto__"; search_models takes vendor, maxInputPrice, minContext, limit.',
+    );
+    for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__']) {
+      expect(message(() => parse(searchModels, JSON.parse(`{"${name}": {"vendor": "x"}}`)))).toBe(
+        `Invalid arguments for search_models: unknown argument "${name}"; search_models takes vendor, maxInputPrice, minContext, limit.`,
+      );
+    }
+    // An in-process caller's object: what it inherits is not what it says.
+    expect(parse(searchModels, Object.create({ vendor: 'x' }))).toEqual({});
+    expect(message(() => parse(getModel, Object.create({ id: 'openai/gpt-4o' })))).toContain(
+      'missing required argument "id"',
+    );
+  });
+
+  it("says a number beyond JSON's range is out of range, not null", () => {
+    // JSON.parse reads 1e400 as Infinity, which JSON.stringify would write back as null.
+    expect(message(() => parse(listModelChanges, JSON.parse('{"since": 1e400}')))).toBe(
+      'Invalid arguments for list_model_changes: "since" is a number out of range (Infinity); allowed: an integer >= 0.',
+    );
+    expect(message(() => parse(listModelChanges, { since: Number.NEGATIVE_INFINITY }))).toBe(
+      'Invalid arguments for list_model_changes: "since" is a number out of range (-Infinity); allowed: an integer >= 0.',
+    );
+    expect(message(() => parse(searchModels, { maxInputPrice: Number.NaN }))).toBe(
+      'Invalid arguments for search_models: "maxInputPrice" is not a number (NaN); allowed: a number >= 0.',
+    );
+  });
+
   it('shortens a very long value in the message', () => {
     const text = message(() => parse(getModel, { id: 'x'.repeat(100_000) }));
     expect(text.length).toBeLessThan(300);
     expect(text).toContain('(100002 characters)');
+  });
+
+  it('shortens and escapes an unknown argument name in the message', () => {
+    const text = message(() => parse(getModel, { id: 'x/y', [`a\n${'k'.repeat(10_000)}`]: 1 }));
+    expect(text.length).toBeLessThan(300);
+    expect(text).toContain('unknown argument "a\\nkkk');
+    expect(text).not.toContain('\n');
+    expect(message(() => parse(getModel, { id: 'x/y', 'a\u202eb': 1 }))).toContain(
+      'unknown argument "a\\u202eb"',
+    );
   });
 
   it('refuses arguments that are not an object', () => {

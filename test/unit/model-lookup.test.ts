@@ -1,6 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ModelSchema } from '../../src/api/schemas.js';
-import { closestIds, findModel, normalizeId } from '../../src/tools/model-lookup.js';
+import { type Model, ModelSchema } from '../../src/api/schemas.js';
+import {
+  boundedLevenshtein,
+  CLOSEST_IDS_BUDGET,
+  closestIds,
+  findModel,
+  normalizeId,
+  prepareCatalog,
+} from '../../src/tools/model-lookup.js';
 import { model } from '../fixtures.js';
 
 const catalog = [
@@ -35,3 +43,110 @@ describe('model lookup', () => {
     expect(closestIds(catalog, 'zzzzzz/qqqqq')).toEqual([]);
   });
 });
+
+/** A seeded generator: the same "random" catalog on every run, so the bound is never flaky. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function randomId(next: () => number, length: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789-';
+  return Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+}
+
+describe('close ids for a hostile catalog', () => {
+  const next = seeded(42);
+  const huge = Array.from({ length: 10_000 }, () => ModelSchema.parse(model({ id: randomId(next, 100) })));
+  const unknown = randomId(next, 100);
+
+  it('stay quick with 10,000 ids of 100 characters: the work per call is capped', () => {
+    const work = { cells: 0 };
+    const started = performance.now();
+    closestIds(huge, unknown, 3, work);
+    // Generous: about 50 ms here, and 4 s before the work was bounded.
+    expect(performance.now() - started).toBeLessThan(500);
+    // The check comes before each candidate: at most one candidate's table beyond the cap.
+    expect(work.cells).toBeLessThanOrEqual(CLOSEST_IDS_BUDGET + 2 * 200 * 201);
+  });
+
+  it('prepare a catalog snapshot once, and a new snapshot afresh', () => {
+    const prepared = prepareCatalog(huge);
+    closestIds(huge, unknown);
+    expect(prepareCatalog(huge)).toBe(prepared);
+    expect(prepareCatalog(huge.slice(0, 10))).not.toBe(prepared);
+  });
+
+  it('never suggest an id longer than any real one', () => {
+    const long = ModelSchema.parse(model({ id: `openai/gpt-4o${'-x'.repeat(100)}` }));
+    expect(closestIds([long], 'openai/gpt-4o')).toEqual([]);
+  });
+});
+
+/** The search as it was before its work was bounded: every id, every distance in full. */
+function plainClosestIds(models: readonly Model[], rawId: string, max = 3): string[] {
+  const id = normalizeId(rawId).slice(0, 200);
+  const name = id.slice(id.lastIndexOf('/') + 1);
+  return models
+    .map((m) => {
+      let best = Number.POSITIVE_INFINITY;
+      for (const c of [m.id, m.huggingfaceId ?? ''].filter(Boolean).map((x) => x.toLowerCase())) {
+        const cName = c.slice(c.lastIndexOf('/') + 1);
+        const whole = plainLevenshtein(id, c) / Math.max(id.length, c.length, 1);
+        const short = plainLevenshtein(name, cName) / Math.max(name.length, cName.length, 1);
+        best = Math.min(best, whole, short, name.length >= 3 && c.includes(name) ? 0.2 : 1);
+      }
+      return { id: m.id, score: best };
+    })
+    .filter((s) => s.score <= 0.5)
+    .sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, max)
+    .map((s) => s.id);
+}
+
+describe('the bounded search', () => {
+  it('suggests exactly what comparing every id in full suggests', () => {
+    const part = fc.string({ unit: fc.constantFrom(...'ab-1/'), maxLength: 12 });
+    const entry = fc.record({ id: part, huggingfaceId: fc.option(part) });
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 25 }),
+        part,
+        fc.integer({ min: 1, max: 4 }),
+        (raw, id, max) => {
+          const models = raw.map((m) => ModelSchema.parse(model(m)));
+          expect(closestIds(models, id, max)).toEqual(plainClosestIds(models, id, max));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('measures the same distance as the textbook table, or says it is over the limit', () => {
+    const text = fc.string({ unit: fc.constantFrom(...'abc'), maxLength: 15 });
+    fc.assert(
+      fc.property(text, text, fc.nat(16), (a, b, limit) => {
+        const full = plainLevenshtein(a, b);
+        const bounded = boundedLevenshtein(a, b, limit, { cells: 0 });
+        expect(bounded).toBe(full <= limit ? full : limit + 1);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+function plainLevenshtein(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
