@@ -22,12 +22,32 @@ export const DRAIN_MS = 500;
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const INTERNAL_ERROR = -32603;
+
+const UNSERIALISABLE =
+  'The result could not be serialised: it is too deep or too large to send as JSON. ' +
+  'The service probably returned malformed data; try again later or with a narrower request.';
 
 function idOf(value: unknown): string | number | null {
   if (typeof value !== 'object' || value === null) return null;
   const id = (value as { id?: unknown }).id;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
+
+/**
+ * One line of JSON, or the error that prevented it: JSON.stringify recurses (a deep value
+ * overflows the stack) and cannot build a string past V8's maximum length.
+ */
+function toLine(message: unknown): string | Error {
+  try {
+    return `${JSON.stringify(message)}\n`;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -39,8 +59,11 @@ export class StdioTransport implements Transport {
   /** Set while skipping the rest of an oversized line. */
   private discarding = false;
   private closed = false;
-  /** Ids of requests read but not yet answered, so that the end of input can wait for them. */
-  private readonly unanswered = new Set<string | number>();
+  /**
+   * Requests read but not yet answered, id → method: the end of input waits for them, and an
+   * answer that cannot be serialised is replaced by one that fits its method.
+   */
+  private readonly unanswered = new Map<string | number, string>();
   private drainTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -110,7 +133,7 @@ export class StdioTransport implements Transport {
       return;
     }
     const message = parsed.data;
-    if ('method' in message && 'id' in message) this.unanswered.add(message.id);
+    if ('method' in message && 'id' in message) this.unanswered.set(message.id, message.method);
     // A cancelled request gets no answer at all; the end of input must not wait for one.
     if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
       const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
@@ -121,7 +144,8 @@ export class StdioTransport implements Transport {
 
   private replyError(id: string | number | null, code: number, message: string): void {
     // The SDK's types insist on a request id; JSON-RPC answers an unreadable request with id null.
-    void this.write({ jsonrpc: '2.0', id, error: { code, message } });
+    const line = toLine({ jsonrpc: '2.0', id, error: { code, message } });
+    if (typeof line === 'string') void this.writeLine(line);
   }
 
   /** Input ended: read what is left as a last line, then close once every request is answered. */
@@ -146,17 +170,44 @@ export class StdioTransport implements Transport {
   };
 
   send(message: JSONRPCMessage): Promise<void> {
-    const sent = this.write(message);
-    if (('result' in message || 'error' in message) && 'id' in message) {
-      this.unanswered.delete(message.id as string | number);
+    const answers = ('result' in message || 'error' in message) && 'id' in message;
+    const id = answers ? (message.id as string | number) : undefined;
+    let line = toLine(message);
+    if (line instanceof Error) {
+      // Nothing of it is written: a partial line would corrupt the stream for every later answer.
+      if (id === undefined) return Promise.reject(line);
+      line = this.unserialisable(id, 'result' in message, line);
+    }
+    const sent = this.writeLine(line);
+    if (id !== undefined) {
+      this.unanswered.delete(id);
       if (this.drainTimer && this.unanswered.size === 0) void this.close();
     }
     return sent;
   }
 
-  private write(message: unknown): Promise<void> {
+  /**
+   * The stand-in for an answer that cannot be serialised; its request must not go unanswered. A
+   * tool call gets a tool error, as MCP asks for a failure of the tool's own work (here, absurd
+   * data from the service), so the model reads why; any other method gets -32603.
+   */
+  private unserialisable(id: string | number, isResult: boolean, error: Error): string {
+    const method = this.unanswered.get(id);
+    this.log.error('an answer could not be serialised; sent an error instead', {
+      id,
+      method,
+      error: errorText(error),
+    });
+    const standIn =
+      method === 'tools/call' && isResult
+        ? { result: { content: [{ type: 'text', text: UNSERIALISABLE }], isError: true } }
+        : { error: { code: INTERNAL_ERROR, message: UNSERIALISABLE } };
+    // Small and flat: it always serialises.
+    return toLine({ jsonrpc: '2.0', id, ...standIn }) as string;
+  }
+
+  private writeLine(line: string): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const line = `${JSON.stringify(message)}\n`;
     return new Promise((resolve) => {
       if (this.output.write(line)) resolve();
       else this.output.once('drain', resolve);

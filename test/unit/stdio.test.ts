@@ -1,23 +1,46 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log.js';
 import { MAX_LINE_BYTES, StdioTransport } from '../../src/stdio.js';
 
 function setup() {
   const input = new PassThrough();
   const output = new PassThrough();
-  const transport = new StdioTransport(input, output, silentLogger);
+  const logs: string[] = [];
+  const log = createLogger({ level: 'debug', format: 'text', write: (line) => logs.push(line) });
+  const transport = new StdioTransport(input, output, log);
   const messages: unknown[] = [];
   const written: unknown[] = [];
+  const errors: Error[] = [];
+  let raw = '';
   let closed = false;
   transport.onmessage = (m) => messages.push(m);
+  transport.onerror = (e) => errors.push(e);
   transport.onclose = () => {
     closed = true;
   };
   output.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
     for (const line of chunk.toString().split('\n').filter(Boolean)) written.push(JSON.parse(line));
   });
-  return { input, output, transport, messages, written, isClosed: () => closed };
+  return {
+    input,
+    output,
+    transport,
+    messages,
+    written,
+    errors,
+    logs,
+    raw: () => raw,
+    isClosed: () => closed,
+  };
+}
+
+/** `[[[…0…]]]`, `depth` arrays deep, built without recursion. */
+function nested(depth: number): unknown {
+  let value: unknown = 0;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -86,5 +109,63 @@ describe('StdioTransport', () => {
     t.input.end();
     await tick();
     expect(t.isClosed()).toBe(true);
+  });
+
+  it('answers a tool call whose result is too deep to serialise with a tool error, on one whole line', async () => {
+    const t = setup();
+    await t.transport.start();
+    t.input.write(
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_model","arguments":{}}}\n',
+    );
+    await tick();
+    const result = { content: [{ type: 'text', text: 'ok' }], structuredContent: { deep: nested(10_000) } };
+    await t.transport.send({ jsonrpc: '2.0', id: 5, result });
+    await tick();
+    expect(t.raw().endsWith('\n')).toBe(true);
+    expect(t.written).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 5,
+        result: {
+          content: [
+            { type: 'text', text: expect.stringMatching(/could not be serialised.*too deep or too large/) },
+          ],
+          isError: true,
+        },
+      },
+    ]);
+    expect(t.logs.join('')).toMatch(/error: .*could not be serialised.* id=5/);
+  });
+
+  it('answers any other request whose result cannot be serialised with -32603', async () => {
+    const t = setup();
+    await t.transport.start();
+    t.input.write('{"jsonrpc":"2.0","id":"a","method":"tools/list"}\n');
+    await tick();
+    await t.transport.send({ jsonrpc: '2.0', id: 'a', result: { tools: nested(10_000) as [] } });
+    await tick();
+    expect(t.written).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'a',
+        error: {
+          code: -32603,
+          message: expect.stringMatching(/could not be serialised.*too deep or too large/),
+        },
+      },
+    ]);
+  });
+
+  it('rejects a notification it cannot serialise, and writes nothing', async () => {
+    const t = setup();
+    await t.transport.start();
+    const huge = {
+      jsonrpc: '2.0' as const,
+      method: 'notifications/message',
+      params: { data: nested(10_000) },
+    };
+    await expect(t.transport.send(huge)).rejects.toThrow();
+    await tick();
+    expect(t.raw()).toBe('');
   });
 });
