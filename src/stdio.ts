@@ -20,6 +20,14 @@ export const MAX_LINE_BYTES = 4 * 1024 * 1024;
  */
 export const DRAIN_MS = 500;
 
+/**
+ * The deepest nesting accepted in a client message. MCP messages are shallow (initialize's
+ * capabilities go about five levels down; our tools take flat arguments); the SDK walks messages
+ * recursively (zod, JSON.stringify in its error texts), and a few thousand levels overflow the
+ * stack there.
+ */
+export const MAX_DEPTH = 64;
+
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INTERNAL_ERROR = -32603;
@@ -32,6 +40,37 @@ function idOf(value: unknown): string | number | null {
   if (typeof value !== 'object' || value === null) return null;
   const id = (value as { id?: unknown }).id;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * The id to answer a refused message with: a request's own. A response's id is one the client
+ * chose for its own requests; an answer carrying it could settle an unrelated call of the client's.
+ */
+function requestIdOf(value: unknown): string | number | null {
+  const id = idOf(value);
+  return id !== null && typeof (value as { method?: unknown }).method === 'string' ? id : null;
+}
+
+/**
+ * Whether a parsed JSON value nests objects and arrays more than `limit` levels deep. Iterative,
+ * so a hostile depth cannot overflow the stack here, and it stops at the first level too many:
+ * a few microseconds for a normal message.
+ */
+export function nestedDeeperThan(root: unknown, limit: number): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop() as number;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child !== 'object' || child === null) continue;
+      values.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
 }
 
 /**
@@ -122,6 +161,15 @@ export class StdioTransport implements Transport {
       this.replyError(null, PARSE_ERROR, `Parse error: ${reason}`);
       return;
     }
+    if (nestedDeeperThan(value, MAX_DEPTH)) {
+      this.log.warn('stdin message nested too deeply', { limit: MAX_DEPTH });
+      this.replyError(
+        requestIdOf(value),
+        INVALID_REQUEST,
+        `Invalid Request: message nested deeper than ${MAX_DEPTH} levels; MCP messages are shallow.`,
+      );
+      return;
+    }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
       this.log.warn('stdin message is not JSON-RPC 2.0');
@@ -139,7 +187,20 @@ export class StdioTransport implements Transport {
       const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
       if (cancelled !== undefined) this.unanswered.delete(cancelled);
     }
-    this.onmessage?.(message);
+    this.deliver(message);
+  }
+
+  /**
+   * Hands a message to the SDK. Its handlers can throw synchronously on hostile input (a response
+   * to nothing is JSON.stringified into an error text); thrown out of a stream's `data` handler,
+   * that would end the process. It costs this message only, reported as one line.
+   */
+  private deliver(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(new Error(`a client message could not be handled: ${errorText(error)}`));
+    }
   }
 
   private replyError(id: string | number | null, code: number, message: string): void {
@@ -236,6 +297,32 @@ export interface StdioOptions {
 const SHUTDOWN_GRACE_MS = 300;
 
 /**
+ * The handler for an error that escaped every other (`uncaughtException`, `unhandledRejection`).
+ * While serving it logs one line and the session goes on. The process is one long session that
+ * the MCP client will not restart by itself: dying would fail every call in flight and take the
+ * user's tools away until they restart the client. What can still escape (the transport, the SDK
+ * and the tool handlers each catch their own) is a stray throw in one request's callback; the
+ * state Node warns may be left half-updated is then that request's bookkeeping, a smaller harm.
+ * Once shutting down there is nothing left to save: exit with status 1, so that the error can
+ * neither hold the process nor pass for a clean exit.
+ */
+export function lastResort(
+  log: Logger,
+  stopping: () => boolean,
+  exit: (code: number) => void = (code) => process.exit(code),
+): (error: unknown) => void {
+  return (error) => {
+    // The message only: a stack of the minified bundle helps nobody, and may be long.
+    if (stopping()) {
+      log.error('uncaught error during shutdown', { error: errorText(error) });
+      exit(1);
+      return;
+    }
+    log.error('uncaught error, still serving', { error: errorText(error) });
+  };
+}
+
+/**
  * Serves one MCP session over stdio until stdin ends or a signal arrives, then exits the process:
  * within SHUTDOWN_GRACE_MS, whatever is still in flight.
  */
@@ -261,8 +348,11 @@ export async function runStdio(
     Promise.allSettled([flushed, options.onShutdown?.()]).then(exit);
   };
 
+  const onUncaught = lastResort(options.log, () => stopping);
+  process.on('uncaughtException', onUncaught);
+  process.on('unhandledRejection', onUncaught);
   transport.onclose = () => stop('stdin closed');
-  transport.onerror = (error) => options.log.warn('stdin error', { error: error.message });
+  transport.onerror = (error) => options.log.warn('stdio error', { error: error.message });
   // A client that vanished closes the pipe: writing to it fails with EPIPE; nothing is left to serve.
   output.on('error', () => stop('stdout closed'));
   process.once('SIGINT', () => stop('SIGINT'));

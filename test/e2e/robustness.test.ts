@@ -210,4 +210,23 @@ describe('hostile bytes', () => {
       await deep.close();
     }
   });
+
+  it('a response to nothing, 100,000 levels deep, is refused with -32600: no crash, no stack trace', async () => {
+    const raw = spawnRaw(scrubbedEnv(), ['--sandbox']);
+    try {
+      raw.send(INITIALIZE);
+      await raw.answer(0, 5000);
+      raw.send(`{"jsonrpc":"2.0","id":99,"result":{"a":${nestedJson(100_000)}}}`);
+      raw.send(request(2, 'ping'));
+      await raw.answer(2, 5000);
+      expect(raw.stdout()).toMatch(
+        /"id":null,"error":\{"code":-32600,"message":"Invalid Request: [^"]*nested deeper/,
+      );
+      expect(raw.child.exitCode).toBeNull();
+      expect(raw.stderr()).not.toMatch(/\n\s+at |index\.cjs/);
+    } finally {
+      raw.child.stdin.end();
+      await raw.exited;
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { MAX_LINE_BYTES, StdioTransport } from '../../src/stdio.js';
+import { lastResort, MAX_DEPTH, MAX_LINE_BYTES, nestedDeeperThan, StdioTransport } from '../../src/stdio.js';
 
 function setup() {
   const input = new PassThrough();
@@ -42,6 +42,9 @@ function nested(depth: number): unknown {
   for (let i = 0; i < depth; i++) value = [value];
   return value;
 }
+
+/** The same as a JSON text, for input lines. */
+const nestedJson = (depth: number): string => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -167,5 +170,94 @@ describe('StdioTransport', () => {
     await expect(t.transport.send(huge)).rejects.toThrow();
     await tick();
     expect(t.raw()).toBe('');
+  });
+
+  it('refuses a message nested deeper than any MCP message with -32600, without handing it on', async () => {
+    const t = setup();
+    await t.transport.start();
+    t.input.write(
+      `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_model","arguments":{"id":${nestedJson(1000)}}}}\n`,
+    );
+    // A response (to nothing) gets id null: its id is the client's, an answer with it would look like ours.
+    t.input.write(`{"jsonrpc":"2.0","id":9,"result":{"a":${nestedJson(100_000)}}}\n`);
+    t.input.write(
+      `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"arguments":{"id":${nestedJson(60)}}}}\n`,
+    );
+    await tick();
+    expect(t.written).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        error: { code: -32600, message: expect.stringContaining('nested deeper than') },
+      },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('nested deeper than') },
+      },
+    ]);
+    expect(t.messages).toHaveLength(1);
+  });
+
+  it('reports a throw from the message handler as one error, and keeps reading', async () => {
+    const t = setup();
+    t.transport.onmessage = (m) => {
+      if ('id' in m && m.id === 1) throw new RangeError('Maximum call stack size exceeded');
+      t.messages.push(m);
+    };
+    await t.transport.start();
+    t.input.write('{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await tick();
+    expect(t.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('RangeError: Maximum call stack size exceeded'),
+    ]);
+    expect(t.messages).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
+  });
+});
+
+describe('nestedDeeperThan', () => {
+  it('counts the message itself as level one, objects and arrays alike', () => {
+    expect(nestedDeeperThan({ a: [{ b: 1 }] }, 3)).toBe(false);
+    expect(nestedDeeperThan({ a: [{ b: [] }] }, 3)).toBe(true);
+    expect(nestedDeeperThan('text', 0)).toBe(false);
+    expect(nestedDeeperThan(nested(MAX_DEPTH), MAX_DEPTH)).toBe(false);
+    expect(nestedDeeperThan(nested(MAX_DEPTH + 1), MAX_DEPTH)).toBe(true);
+  });
+
+  it('walks 100,000 levels without overflowing the stack', () => {
+    expect(nestedDeeperThan(nested(100_000), Number.POSITIVE_INFINITY)).toBe(false);
+  });
+});
+
+describe('the last-resort error handler', () => {
+  it('logs one line, the message without a stack, and keeps serving', () => {
+    const logs: string[] = [];
+    const log = createLogger({ level: 'warn', format: 'text', write: (line) => logs.push(line) });
+    const exits: number[] = [];
+    const handle = lastResort(
+      log,
+      () => false,
+      (code) => exits.push(code),
+    );
+    handle(new TypeError('x is not a function'));
+    handle('a rejection that is not an Error');
+    expect(logs).toEqual([
+      'model-feed-mcp error: uncaught error, still serving error="TypeError: x is not a function"\n',
+      'model-feed-mcp error: uncaught error, still serving error="a rejection that is not an Error"\n',
+    ]);
+    expect(exits).toEqual([]);
+  });
+
+  it('exits with status 1 once shutting down: an error there must neither hang nor pass for success', () => {
+    const logs: string[] = [];
+    const log = createLogger({ level: 'warn', format: 'text', write: (line) => logs.push(line) });
+    const exits: number[] = [];
+    lastResort(
+      log,
+      () => true,
+      (code) => exits.push(code),
+    )(new Error('late'));
+    expect(logs).toEqual(['model-feed-mcp error: uncaught error during shutdown error="Error: late"\n']);
+    expect(exits).toEqual([1]);
   });
 });
