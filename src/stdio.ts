@@ -9,6 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from './log.js';
+import { escapeJsonText } from './text/terminal.js';
 
 /** A line longer than this is refused (and skipped) instead of buffered without bound. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -75,11 +76,12 @@ export function nestedDeeperThan(root: unknown, limit: number): boolean {
 
 /**
  * One line of JSON, or the error that prevented it: JSON.stringify recurses (a deep value
- * overflows the stack) and cannot build a string past V8's maximum length.
+ * overflows the stack) and cannot build a string past V8's maximum length. Characters JSON leaves
+ * raw but line readers and terminals act on (U+2028/9, C1, bidi controls) are escaped.
  */
 function toLine(message: unknown): string | Error {
   try {
-    return `${JSON.stringify(message)}\n`;
+    return `${escapeJsonText(JSON.stringify(message))}\n`;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }

@@ -213,6 +213,17 @@ describe('StdioTransport', () => {
     ]);
     expect(t.messages).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
   });
+
+  it('writes U+2028, U+2029 and C1 controls as \\u escapes: one line per message, same values', async () => {
+    const t = setup();
+    await t.transport.start();
+    const text = 'a\u2028b\u2029c\u009bd\u202ee';
+    await t.transport.send({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text }] } });
+    await tick();
+    expect(t.raw()).toContain('a\\u2028b\\u2029c\\u009bd\\u202ee');
+    expect(t.raw()).not.toMatch(/[\u2028\u2029\u009b\u202e]/);
+    expect(t.written).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text }] } }]);
+  });
 });
 
 describe('nestedDeeperThan', () => {
