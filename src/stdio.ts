@@ -2,7 +2,9 @@
  * The stdio transport and process lifecycle. The SDK's StdioServerTransport drops a line that is
  * not JSON without answering and never notices stdin ending; this one answers -32700 / -32600 (the
  * process stays up) and reports the end of input so the process exits within a second, even with
- * an idle keep-alive socket or a call in flight.
+ * an idle keep-alive socket or a call in flight. Hostile or odd bytes either way (messages nested
+ * too deep, results too big to serialise, U+2028 in a title) cost one answer, never the session;
+ * and a server whose client died without closing stdin notices and exits.
  */
 
 import type { Readable, Writable } from 'node:stream';
@@ -293,10 +295,53 @@ export interface StdioOptions {
   onShutdown?: () => Promise<void> | void;
   input?: Readable;
   output?: Writable;
+  /** How often to check that the parent process (the MCP client) is still there. @default 2000 */
+  parentCheckMs?: number;
 }
 
 /** The longest shutdown may take, once input has ended and drained, before the process exits regardless. */
 const SHUTDOWN_GRACE_MS = 300;
+
+/** Often enough that an orphan goes within seconds; rarely enough to cost nothing. */
+const PARENT_CHECK_MS = 2000;
+
+/**
+ * Whether the process that started this one is gone. An orphan is adopted by init or a subreaper,
+ * which changes its parent id on Linux and macOS. Windows never updates the parent id, so the
+ * process is also probed: ESRCH means gone; EPERM means it exists under another user.
+ */
+export function parentGone(startPpid: number, currentPpid: number = process.ppid): boolean {
+  if (currentPpid !== startPpid) return true;
+  try {
+    process.kill(startPpid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Calls `onGone` once when the parent process goes. A client that dies while something else holds
+ * the stdin pipe open (a grandchild, a sibling, a wrapper script) never ends our input; without
+ * this the server would outlive it for ever. The timer is unref'd: it never keeps the process up.
+ * Returns the timer, or nothing when there is no parent to watch (pid 0: a container's first process).
+ */
+export function watchParent(
+  onGone: () => void,
+  {
+    intervalMs = PARENT_CHECK_MS,
+    ppid = () => process.ppid,
+  }: { intervalMs?: number; ppid?: () => number } = {},
+): NodeJS.Timeout | undefined {
+  const startPpid = ppid();
+  if (startPpid === 0) return undefined;
+  const timer = setInterval(() => {
+    if (!parentGone(startPpid, ppid())) return;
+    clearInterval(timer);
+    onGone();
+  }, intervalMs);
+  return timer.unref();
+}
 
 /**
  * The handler for an error that escaped every other (`uncaughtException`, `unhandledRejection`).
@@ -325,8 +370,8 @@ export function lastResort(
 }
 
 /**
- * Serves one MCP session over stdio until stdin ends or a signal arrives, then exits the process:
- * within SHUTDOWN_GRACE_MS, whatever is still in flight.
+ * Serves one MCP session over stdio until stdin ends, a signal arrives or the parent process goes,
+ * then exits the process: within SHUTDOWN_GRACE_MS, whatever is still in flight.
  */
 export async function runStdio(
   server: { connect(transport: Transport): Promise<void> },
@@ -359,6 +404,13 @@ export async function runStdio(
   output.on('error', () => stop('stdout closed'));
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  watchParent(
+    () => {
+      options.log.info('parent process exited; shutting down');
+      stop('parent process exited');
+    },
+    { intervalMs: options.parentCheckMs },
+  );
   await server.connect(transport);
   options.log.debug('serving MCP on stdio');
 }

@@ -1,7 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { lastResort, MAX_DEPTH, MAX_LINE_BYTES, nestedDeeperThan, StdioTransport } from '../../src/stdio.js';
+import {
+  lastResort,
+  MAX_DEPTH,
+  MAX_LINE_BYTES,
+  nestedDeeperThan,
+  parentGone,
+  StdioTransport,
+  watchParent,
+} from '../../src/stdio.js';
 
 function setup() {
   const input = new PassThrough();
@@ -237,6 +246,36 @@ describe('nestedDeeperThan', () => {
 
   it('walks 100,000 levels without overflowing the stack', () => {
     expect(nestedDeeperThan(nested(100_000), Number.POSITIVE_INFINITY)).toBe(false);
+  });
+});
+
+describe('the parent watch', () => {
+  it('a parent that is still there is not gone; a changed parent id or a missing process is', () => {
+    expect(parentGone(process.ppid)).toBe(false);
+    expect(parentGone(process.ppid, 1)).toBe(true);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout;
+    expect(parentGone(Number(dead), Number(dead))).toBe(true);
+  });
+
+  it('a parent owned by another user (EPERM) still counts as alive', () => {
+    // pid 1 belongs to root: an unprivileged signal probe gets EPERM, a privileged one succeeds.
+    expect(parentGone(1, 1)).toBe(false);
+  });
+
+  it('reports a parent change once, from a timer that does not hold the process open', async () => {
+    let ppid = process.ppid;
+    let calls = 0;
+    const timer = watchParent(() => calls++, { intervalMs: 5, ppid: () => ppid });
+    try {
+      expect(timer?.hasRef()).toBe(false);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(calls).toBe(0);
+      ppid = 1;
+      await new Promise((r) => setTimeout(r, 30));
+      expect(calls).toBe(1);
+    } finally {
+      clearInterval(timer);
+    }
   });
 });
 
