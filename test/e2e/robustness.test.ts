@@ -177,3 +177,56 @@ describe('security', () => {
     expect(raw.stdout()).not.toContain(sandbox.key);
   });
 });
+
+describe('hostile bytes', () => {
+  /** `[[[…0…]]]`, `depth` arrays deep, as JSON text. */
+  const nestedJson = (depth: number): string => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
+
+  it('a tool result too deep to serialise (passed through from upstream) is answered, and the server goes on', async () => {
+    const deep = await startFaultServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        `{"items":[{"id":"e1","eventType":"new_model","title":"t","official":true,"detectedAt":"2025-01-01T00:00:00Z",` +
+          `"model":{"slug":"a/b"},"extra":${nestedJson(4500)}}],"nextCursor":null,"latest":5}`,
+      );
+    });
+    const raw = spawnRaw(
+      scrubbedEnv({ MODEL_FEED_API_KEY: 'mfsk_deep_0123456789', MODEL_FEED_BASE_URL: deep.url }),
+    );
+    try {
+      raw.send(INITIALIZE);
+      raw.send(INITIALIZED);
+      raw.send(toolCall(1, 'list_model_changes', {}));
+      expect((await raw.answer(1, 5000)).result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: expect.stringContaining('too deep or too large') }],
+      });
+      raw.send(request(2, 'ping'));
+      await raw.answer(2, 5000);
+      expect(raw.stderr()).toContain('could not be serialised');
+    } finally {
+      raw.child.stdin.end();
+      await raw.exited;
+      await deep.close();
+    }
+  });
+
+  it('a response to nothing, 100,000 levels deep, is refused with -32600: no crash, no stack trace', async () => {
+    const raw = spawnRaw(scrubbedEnv(), ['--sandbox']);
+    try {
+      raw.send(INITIALIZE);
+      await raw.answer(0, 5000);
+      raw.send(`{"jsonrpc":"2.0","id":99,"result":{"a":${nestedJson(100_000)}}}`);
+      raw.send(request(2, 'ping'));
+      await raw.answer(2, 5000);
+      expect(raw.stdout()).toMatch(
+        /"id":null,"error":\{"code":-32600,"message":"Invalid Request: [^"]*nested deeper/,
+      );
+      expect(raw.child.exitCode).toBeNull();
+      expect(raw.stderr()).not.toMatch(/\n\s+at |index\.cjs/);
+    } finally {
+      raw.child.stdin.end();
+      await raw.exited;
+    }
+  });
+});
