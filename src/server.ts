@@ -200,6 +200,8 @@ export function createServer(deps: ServerDeps): Server {
     { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noSchemaValidation },
   );
+  // The SDK reports what it could not handle (a response to an unknown id, say) only here.
+  server.onerror = (error) => deps.log.debug('MCP protocol error', { error: error.message });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
   server.fallbackRequestHandler = answerToolCalls(deps);
   return server;

@@ -71,7 +71,10 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
   }).catch((error: unknown) => {
     throw listenError(error, port, host);
   });
-  if (!isLoopbackHost(host)) {
+  // Judged by the address it was bound to (an IPv4-mapped ::ffff:127.0.0.1 is loopback), and a
+  // wildcard bind, printed as a loopback URL, is reachable from everywhere.
+  const wildcard = /^(0\.0\.0\.0|::ffff:0\.0\.0\.0|[0:]+)$/i.test(host);
+  if (wildcard || !isLoopbackHost(new URL(sandbox.url).hostname)) {
     io.stderr(
       `sandbox warn: bound to ${host}, reachable from other machines; anyone with the key can call it.\n`,
     );
