@@ -15,6 +15,11 @@ if (tooOld) {
   process.exit(1);
 }
 
+// V8 lets the heap grow to up to 4x what was live at the last full collection before collecting
+// again. After a few large catalog answers that meant 310 MB peak RSS for 60 MB of live data;
+// growing by at most half keeps it near 155 MB (measured: 100 distinct 9 MB answers). Only the
+// collector's schedule changes, not the compiler, and it can be set once the process is running.
+require('node:v8').setFlagsFromString('--heap-growing-percent=50');
 require('./load-bundle.cjs')(require('node:path').join(__dirname, '../dist/index.cjs'))
   .main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),

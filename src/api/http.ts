@@ -6,6 +6,7 @@
  * headers read on every response. Failures come out as the classes of errors.ts.
  */
 
+import { StringDecoder } from 'node:string_decoder';
 import {
   AbortedError,
   ApiError,
@@ -156,7 +157,10 @@ async function readCapped(response: ResponseLike, maxBytes: number): Promise<str
   }
   const iterator = response.body?.[Symbol.asyncIterator]();
   if (!iterator) return '';
-  const chunks: Uint8Array[] = [];
+  // Decoded chunk by chunk rather than gathered and concatenated first: a large body then never
+  // exists twice outside the JS heap (the chunks and their copy), which kept peak memory high.
+  const decoder = new StringDecoder('utf8');
+  let text = '';
   let total = 0;
   for (;;) {
     const { done, value } = await iterator.next();
@@ -166,11 +170,11 @@ async function readCapped(response: ResponseLike, maxBytes: number): Promise<str
       discard(response.body, iterator);
       throw new ResponseTooLarge();
     }
-    chunks.push(value);
+    text += decoder.write(
+      Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+    );
   }
-  // A small body arrives as one chunk: decoded in place rather than copied first.
-  const whole = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, total);
-  return Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString('utf8');
+  return text + decoder.end();
 }
 
 function snippet(text: string): string {
