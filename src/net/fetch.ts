@@ -66,7 +66,23 @@ function directFetch(maxConnections: number): NetworkFetch {
           reject(reason);
         };
         signal.addEventListener('abort', onAbort, { once: true });
-        request.once('close', () => signal.removeEventListener('abort', onAbort));
+        request.once('close', () => {
+          signal.removeEventListener('abort', onAbort);
+          // Closed without a response and without an error (Node does that after an unasked-for
+          // upgrade): settled here, or the call would wait on a promise nothing can settle any more.
+          reject(
+            Object.assign(new Error('the connection closed before a response'), { code: 'UND_ERR_SOCKET' }),
+          );
+        });
+        // A 101 the runner never asked for: Node hands the socket over instead of a response.
+        request.once('upgrade', (_response, socket) => {
+          socket.destroy();
+          reject(
+            Object.assign(new Error('HTTP 101 Switching Protocols, which was not asked for'), {
+              code: 'HPE_UNEXPECTED_UPGRADE',
+            }),
+          );
+        });
         request.once('error', reject);
         request.end();
       }),

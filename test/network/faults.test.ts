@@ -67,6 +67,7 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     ['two different Content-Lengths', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
     ['20 KB of headers', `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`],
     ['a broken status line', 'HTTP/1.1 OK fine\r\n\r\n'],
+    ['an unasked-for 101', 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n'],
   ];
   for (const [name, raw] of malformed) {
     it(`${name}: a protocol error from the service, not retried, not "could not reach"`, async () => {

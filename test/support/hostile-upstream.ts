@@ -539,6 +539,18 @@ export function tinyItemsBody(bytes: number): Buffer {
 }
 
 /**
+ * The heaviest body the runner's limits still accept (docs/limits.md): the most items a list may
+ * hold (10,000), each with as many small fields as the 1,000,000-value budget allows. Every value
+ * is walked, and every item parsed with its unknown fields copied: the most work an accepted
+ * answer can cause.
+ */
+export function atTheLimitsBody(): Buffer {
+  const fields = Array.from({ length: 97 }, (_, i) => `"f${i}":${i}`).join(',');
+  const items = Array.from({ length: 10_000 }, (_, i) => `{"id":"v/m${i}",${fields}}`);
+  return Buffer.from(`{"total":10000,"items":[${items.join(',')}]}`);
+}
+
+/**
  * Catalog bodies of about `bytes`, all sharing one item list but each with its own head, so that
  * a hundred of them cost the test one list. Items are realistic models padded with a long
  * description (an unknown field), so the runner's parse is dominated by bytes, not object count.
