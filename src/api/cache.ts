@@ -4,8 +4,9 @@
  * it has cancelled. The change feed passes `ttlMs: 0`: it is coalesced, never served stale.
  *
  * Memory is bounded by bytes, not by a count of entries: 256 answers of 10 MiB each once took the
- * process to 3.7 GB. Each entry is counted as the length of the body it was parsed from, when it is
- * stored; the oldest go first, and an answer larger than the whole budget is not kept at all.
+ * process to 3.7 GB. Each entry counts the bytes its loader says it costs (the API client: twice the
+ * length of the body it was parsed from), counted when it is stored; the oldest go first, and an
+ * answer larger than the whole budget is not kept at all.
  */
 
 import { AbortedError } from '../errors.js';
