@@ -402,6 +402,9 @@ export async function runStdio(
   transport.onerror = (error) => options.log.warn('stdio error', { error: error.message });
   // A client that vanished closes the pipe: writing to it fails with EPIPE; nothing is left to serve.
   output.on('error', () => stop('stdout closed'));
+  // A closed stderr only silences the log; MCP goes on over stdout. Unheard, each failed log line
+  // would be an uncaught error, logged to stderr again: a loop at full CPU.
+  process.stderr.on('error', () => {});
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   watchParent(

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
@@ -175,6 +176,33 @@ describe('security', () => {
     expect(lines.some((l) => JSON.parse(l).level === 'debug')).toBe(true);
     expect(raw.stderr()).not.toContain(sandbox.key);
     expect(raw.stdout()).not.toContain(sandbox.key);
+  });
+});
+
+describe('a client that closed our stderr', () => {
+  it('logging into the closed pipe neither spins nor stops the server: it answers on', async () => {
+    const raw = spawnRaw(scrubbedEnv(), ['--sandbox', '--log-level', 'debug']);
+    try {
+      raw.send(INITIALIZE);
+      await raw.answer(0, 5000);
+      raw.child.stderr.destroy();
+      // Each of these logs a warning into the closed pipe.
+      for (let i = 0; i < 5; i++) raw.send('not json');
+      await new Promise((r) => setTimeout(r, 300));
+      const usage = () => {
+        const stat = readFileSync(`/proc/${raw.child.pid}/stat`, 'utf8').split(' ');
+        return Number(stat[13]) + Number(stat[14]);
+      };
+      const ticks = process.platform === 'linux' ? usage() : 0;
+      await new Promise((r) => setTimeout(r, 500));
+      if (process.platform === 'linux') expect(usage() - ticks, 'CPU ticks in 0.5 s').toBeLessThan(20);
+      raw.send(request(2, 'ping'));
+      await raw.answer(2, 5000);
+      expect(raw.child.exitCode).toBeNull();
+    } finally {
+      raw.child.stdin.end();
+      await raw.exited;
+    }
   });
 });
 
