@@ -6,7 +6,7 @@
  */
 
 import type { LogFormat, LogLevel } from './config.js';
-import { redact } from './text/redact.js';
+import { redact, withEscapedForms } from './text/redact.js';
 import { escapeJsonText, oneLine } from './text/terminal.js';
 
 export type LogFields = Record<string, unknown>;
@@ -41,7 +41,7 @@ function formatValue(value: unknown): string {
 
 export function createLogger(options: LoggerOptions): Logger {
   const threshold = SEVERITY[options.level];
-  const secrets = options.secrets ?? [];
+  const secrets = withEscapedForms((options.secrets ?? []).filter((s): s is string => s !== undefined));
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const now = options.now ?? (() => new Date());
 
@@ -62,9 +62,10 @@ export function createLogger(options: LoggerOptions): Logger {
         : '';
       line = `model-feed-mcp ${level}: ${message}${extra}`;
     }
-    const safe = redact(line, secrets);
-    // JSON lines keep every character, escaped; a text line is one line of printable text.
-    write(`${options.format === 'json' ? escapeJsonText(safe) : oneLine(safe)}\n`);
+    // Made printable first, then redacted: stripping a control character out of a key must not put
+    // it back together after redaction passed it by. JSON lines keep every character, escaped.
+    const printable = options.format === 'json' ? escapeJsonText(line) : oneLine(line);
+    write(`${redact(printable, secrets)}\n`);
   };
 
   return {

@@ -9,6 +9,9 @@
  * holds at most 100 items, the catalog hundreds of models, a model a dozen fields nested 3 deep.
  */
 
+import { redactSecrets } from '../text/redact.js';
+import { yieldToEventLoop } from './yield.js';
+
 export interface BodyLimits {
   /** Nesting of arrays and objects; the documented shapes nest 4 deep. */
   maxDepth: number;
@@ -30,21 +33,11 @@ export const BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({
   maxValues: 1_000_000,
 });
 
-/** A body past one of the limits; `detail` says which, for the "unexpected response" message. */
+/** A body past one of the limits; its message says which, for the "unexpected response" message. */
 export class BodyLimitExceeded extends Error {}
 
 /** Values walked between two yields to the event loop: a few milliseconds of work. */
 const VALUES_PER_SLICE = 50_000;
-
-const REDACTED = '[redacted]';
-
-function blank(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  return out;
-}
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Checks a parsed body against the limits and blanks `secrets` in its strings and keys, in place.
@@ -71,7 +64,7 @@ export async function inspectBody(
           `a string of ${value.length} characters, more than the ${limits.maxStringLength} allowed`,
         );
       }
-      return (secrets.length ? blank(value, secrets) : value) as T;
+      return (secrets.length ? redactSecrets(value, secrets) : value) as T;
     }
     if (value !== null && typeof value === 'object') {
       if (depth > limits.maxDepth) {
@@ -106,7 +99,7 @@ export async function inspectBody(
       for (const key of keys) {
         const element = record[key];
         const safe = visit(element, depth + 1);
-        const safeKey = secrets.length ? blank(key, secrets) : key;
+        const safeKey = secrets.length ? redactSecrets(key, secrets) : key;
         if (safeKey !== key) delete record[key];
         // defineProperty, not assignment: a key such as "__proto__" stays a plain own field.
         if (safeKey !== key || safe !== element) {

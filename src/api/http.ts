@@ -19,7 +19,7 @@ import {
 } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isPermanentFailure, isProtocolFailure } from '../net/failure-kinds.js';
-import { redact } from '../text/redact.js';
+import { redact, secretValues } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { deadline, sleep } from './abort.js';
 import { BodyLimitExceeded, inspectBody } from './body-limits.js';
@@ -192,6 +192,9 @@ function snippet(text: string): string {
 /** Longest stretch of the service's own words (an Error body, a socket message) quoted in a message. */
 const MAX_QUOTED = 300;
 
+/** Real keys are long and random; shorter secrets are hidden in messages but not in the data. */
+const MIN_BODY_SECRET_LENGTH = 16;
+
 /** A BOM before the JSON text is legal for a sender to add and for a reader to skip (RFC 8259 §8.1). */
 function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -222,8 +225,10 @@ export class HttpClient {
   private rateLimited: RateLimitError | undefined;
   /** The same on every request, so built once. */
   private readonly headers: Record<string, string>;
-  /** The key and the other secrets, longest first: blanked in every message and body. */
+  /** The key and the other secrets, longest first: blanked in every message. */
   private readonly secrets: readonly string[];
+  /** Those of them blanked inside bodies too. */
+  private readonly bodySecrets: readonly string[];
 
   constructor(private readonly options: HttpOptions) {
     this.limiter = new ConcurrencyLimiter(options.maxConcurrent ?? MAX_CONCURRENT_REQUESTS);
@@ -233,9 +238,10 @@ export class HttpClient {
     this.origin = base.origin;
     this.host = base.host;
     this.basePath = base.pathname.replace(/\/+$/, '');
-    this.secrets = [...new Set([options.apiKey, ...(options.secrets ?? [])])]
-      .filter((s) => s.length >= 6)
-      .sort((a, b) => b.length - a.length);
+    this.secrets = secretValues([options.apiKey, ...(options.secrets ?? [])]);
+    // Only a value long enough to be a real key is blanked inside the data itself: a short one (a
+    // test key such as "openai") would rewrite catalog ids. Messages still hide every secret.
+    this.bodySecrets = this.secrets.filter((secret) => secret.length >= MIN_BODY_SECRET_LENGTH);
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -252,7 +258,7 @@ export class HttpClient {
    * one line, without the key, escape sequences or control characters, and not a page long.
    */
   private clean(text: string): string {
-    const flat = oneLine(redact(text, this.secrets));
+    const flat = redact(oneLine(text), this.secrets);
     return flat.length > MAX_QUOTED ? `${flat.slice(0, MAX_QUOTED)}…` : flat;
   }
 
@@ -472,13 +478,17 @@ export class HttpClient {
       if (!parsed || body === undefined) {
         const type = outcome.headers.get('content-type') ?? 'no content-type';
         throw new UnexpectedResponseError(
-          `not JSON (${type}): ${this.clean(snippet(outcome.text))}`,
+          `not JSON (${this.clean(type)}): ${snippet(this.clean(outcome.text.slice(0, 4096)))}`,
           outcome.status,
           { ...facts },
         );
       }
       try {
-        await inspectBody(body, this.secrets);
+        // The walk blanks only what is there: most bodies carry no secret, and skip that work.
+        const present = this.bodySecrets.filter(
+          (secret) => outcome.text.includes(secret) || outcome.text.includes('\\u'),
+        );
+        await inspectBody(body, present);
       } catch (error) {
         if (!(error instanceof BodyLimitExceeded)) throw error;
         throw new UnexpectedResponseError(`${error.message} (docs/limits.md); refused`, outcome.status, {

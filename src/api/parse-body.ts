@@ -6,6 +6,7 @@
  */
 
 import * as z from 'zod';
+import { yieldToEventLoop } from './yield.js';
 
 /** Items parsed between two yields to the event loop. */
 const ITEMS_PER_SLICE = 1_000;
@@ -23,8 +24,6 @@ function failure(error: z.ZodError, offset = 0, prefix: readonly PropertyKey[] =
     message: issue?.message ?? 'not the documented shape',
   };
 }
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The `items` array of a page schema (an object schema with `items: z.array(...)`), if it has one. */
 function itemsSchema(schema: z.ZodType): z.ZodType | undefined {

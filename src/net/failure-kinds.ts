@@ -27,12 +27,7 @@ export function isProxyAuthFailure(detail: string): boolean {
  * connection worked, so this is not "could not reach", and sending the same request again would
  * only get the same answer.
  */
-const PROTOCOL_CODES = new Set([
-  'UND_ERR_HEADERS_OVERFLOW',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
-  'UND_ERR_INFO',
-]);
+const PROTOCOL_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 
 export function isProtocolFailure(code: string): boolean {
   return code.startsWith('HPE_') || PROTOCOL_CODES.has(code);

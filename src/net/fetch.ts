@@ -44,17 +44,20 @@ function directFetch(maxConnections: number): NetworkFetch {
           reject(signal.reason);
           return;
         }
+        let responded = false;
         const target = new URL(url);
         const secure = target.protocol === 'https:';
         const request = (secure ? httpsRequest : httpRequest)(
           target,
           { method: init.method, headers: init.headers, agent: secure ? https : http },
-          (response) =>
+          (response) => {
+            responded = true;
             resolve({
               status: response.statusCode ?? 0,
               headers: headerReader(response.headers),
               body: response,
-            }),
+            });
+          },
         );
         // The `signal` option of http.request would do the same, but its weakly held listener and
         // end-of-stream tracking cost 50 µs a request (measured, Node 20); this costs a tenth.
@@ -70,9 +73,10 @@ function directFetch(maxConnections: number): NetworkFetch {
           signal.removeEventListener('abort', onAbort);
           // Closed without a response and without an error (Node does that after an unasked-for
           // upgrade): settled here, or the call would wait on a promise nothing can settle any more.
-          reject(
-            Object.assign(new Error('the connection closed before a response'), { code: 'UND_ERR_SOCKET' }),
-          );
+          if (!responded)
+            reject(
+              Object.assign(new Error('the connection closed before a response'), { code: 'UND_ERR_SOCKET' }),
+            );
         });
         // A 101 the runner never asked for: Node hands the socket over instead of a response.
         request.once('upgrade', (_response, socket) => {

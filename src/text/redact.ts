@@ -3,18 +3,22 @@
  * variable or by mistake in another), tokens that look like keys, and credentials in URLs. Pure.
  */
 
-const REDACTED = '[redacted]';
+export const REDACTED = '[redacted]';
 
 /** A shorter "secret" would blank out ordinary words; keys are much longer. */
-const MIN_SECRET_LENGTH = 6;
+export const MIN_SECRET_LENGTH = 6;
 
 /**
  * Tokens shaped like credentials: well-known key prefixes (ours, `mfsk_`, and the common ones of
  * other services), and any long run of letters and digits mixed, the shape of a random key. Only
  * for values echoed back from settings: ordinary log text keeps its ids.
  */
-const SECRET_SHAPED =
-  /\b(?:mfsk|sk|pk|rk|ghp|gho|ghs|ghu|github_pat|glpat|xox[abprs])[-_][A-Za-z0-9_-]{6,}|(?=[A-Za-z0-9_+=-]*\d)(?=[A-Za-z0-9_+=-]*[A-Za-z])[A-Za-z0-9_+=-]{20,}/g;
+const PREFIXED_SECRET =
+  /\b(?:mfsk|sk|pk|rk|ghp|gho|ghs|ghu|github_pat|glpat|xox[abprs])[-_][A-Za-z0-9_-]{6,}/g;
+const SECRET_SHAPED = new RegExp(
+  `${PREFIXED_SECRET.source}|(?=[A-Za-z0-9_+=-]*\\d)(?=[A-Za-z0-9_+=-]*[A-Za-z])[A-Za-z0-9_+=-]{20,}`,
+  'g',
+);
 
 /** `user:password@` after a scheme, up to the last `@` before the host: the password may hold an `@`. */
 const URL_USERINFO = /(\/\/)[^/\s]*@/g;
@@ -40,9 +44,39 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   return out;
 }
 
-/** Credential-shaped tokens found in a setting's value: added to the secrets the logs hide. */
+/**
+ * Credential-shaped tokens found in a setting's value: added to the secrets the logs hide. In a
+ * URL, the host is judged by key prefixes only (a host such as `app-abc123xyz456-uc.a.run.app`
+ * is long and mixed, yet is no secret, and doctor must be able to name it); its other parts, and
+ * a value that is not a URL, by any credential shape.
+ */
 export function secretShapedTokens(text: string): string[] {
-  return text.match(SECRET_SHAPED) ?? [];
+  let url: URL | undefined;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text.match(SECRET_SHAPED) ?? [];
+  const rest = [url.username, url.password, url.pathname, url.search, url.hash].map(decodeSafely).join(' ');
+  return [...(url.hostname.match(PREFIXED_SECRET) ?? []), ...(rest.match(SECRET_SHAPED) ?? [])];
+}
+
+function decodeSafely(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * The secrets together with the forms a serialiser gives them: a key holding `"` or `\` reads
+ * differently once JSON-escaped, and would slip past a search for its plain form.
+ */
+export function withEscapedForms(secrets: readonly string[]): string[] {
+  const escaped = secrets.map((secret) => JSON.stringify(secret).slice(1, -1));
+  return secretValues([...secrets, ...escaped]);
 }
 
 /** Credentials in URLs (`//user:password@`) and bearer tokens in free text, as a last line of defence. */
@@ -82,5 +116,5 @@ export function displayUrl(raw: string): string | undefined {
   }
   const credentials = url.username || url.password ? '***@' : '';
   // A key pasted where the proxy belongs would otherwise be shown as its host name.
-  return `${url.protocol}//${credentials}${url.host.replace(SECRET_SHAPED, REDACTED)}`;
+  return `${url.protocol}//${credentials}${url.host.replace(PREFIXED_SECRET, REDACTED)}`;
 }

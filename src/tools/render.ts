@@ -27,6 +27,8 @@ function cut(text: string, length: number): string {
  */
 export function inline(value: string | null | undefined): string {
   if (!value) return '';
+  // The usual value: short, and clean already (oneLine then returns it as it is).
+  if (value.length <= MAX_INLINE_LENGTH) return oneLine(value).trim();
   // Cleaning a prefix is enough (the rest would be cut anyway) and keeps a huge value cheap.
   const prefix = MAX_INLINE_LENGTH * 4;
   const clean = oneLine(cut(value, prefix)).trim();

@@ -215,3 +215,24 @@ describe('the read cache is bounded by bytes', () => {
     expect(loads).toBe(1);
   });
 });
+
+describe('redaction that cannot be slipped past', () => {
+  it('a key that a quoted snippet would cut in two is hidden whole, not half shown', async () => {
+    const page = `${'x'.repeat(71)} ${KEY} and more text after it`;
+    server.use(
+      http.get(
+        `${BASE}/api/v1/models`,
+        () => new HttpResponse(page, { headers: { 'content-type': 'text/html' } }),
+      ),
+    );
+    const text = describeError(await failure(testApiClient(KEY).listModels({})));
+    expect(text).toContain('not JSON');
+    expect(text).not.toContain('mfsk_');
+  });
+
+  it('a short key (a test value such as "openai") is hidden in messages but never rewrites the data', async () => {
+    serveModels(modelsPage([model({ id: 'openai/gpt-4o' })]));
+    const page = await testApiClient('openai').listModels({});
+    expect(page.items[0]?.id).toBe('openai/gpt-4o');
+  });
+});

@@ -153,3 +153,16 @@ describe('proxy credentials are removed by parsing', () => {
     expect(echoValue(`abc sk-${'x'.repeat(30)} \x1b[2Jdef`, [])).toBe('abc [redacted] [2Jdef');
   });
 });
+
+describe('ordinary settings are not mistaken for secrets', () => {
+  it('a long, mixed host name (Cloud Run, say) stays readable', () => {
+    const base = 'https://model-feed-abc123xyz456-uc.a.run.app';
+    const config = resolveConfig({}, { MODEL_FEED_API_KEY: KEY, MODEL_FEED_BASE_URL: base });
+    expect(config.setupError).toBeUndefined();
+    expect(config.secrets).toEqual([KEY]);
+    expect(
+      chooseProxy(new URL(base), { ...config.proxy, https: 'http://proxy-abc123xyz456789def.corp:3128' })
+        .reason,
+    ).toContain('proxy-abc123xyz456789def.corp');
+  });
+});

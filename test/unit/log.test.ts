@@ -55,3 +55,25 @@ describe('logger', () => {
     expect(redact('authorization: Bearer abc.def', [])).toBe('authorization: Bearer [redacted]');
   });
 });
+
+describe('logger redaction that cannot be slipped past', () => {
+  it('finds a key holding a quote or backslash in JSON lines, where it is escaped', () => {
+    const key = 'abc"def\\ghi123456';
+    const lines: string[] = [];
+    const log = createLogger({ level: 'debug', format: 'json', secrets: [key], write: (l) => lines.push(l) });
+    log.info('x', { value: `before ${key} after` });
+    expect(lines[0]).not.toContain(JSON.stringify(key).slice(1, -1));
+    expect(JSON.parse(lines[0]!).value).toBe('before [redacted] after');
+  });
+
+  it('hides a key that an escape sequence split in two, once the sequence is stripped', () => {
+    const key = 'mfsk_live_0123456789abcdef';
+    const split = `${key.slice(0, 9)}\x1b[0m${key.slice(9)}`;
+    for (const format of ['text', 'json'] as const) {
+      const lines: string[] = [];
+      const log = createLogger({ level: 'debug', format, secrets: [key], write: (l) => lines.push(l) });
+      log.warn(`said ${split}`);
+      expect(lines[0]).not.toContain(key);
+    }
+  });
+});
