@@ -1,7 +1,24 @@
 /** Small, valid service resources for unit tests (the sandbox serves the real data set). */
 
+import type { SetupServer } from 'msw/node';
 import { type ApiClientOptions, createApiClient, type FeedApi } from '../src/api/client.js';
 import { silentLogger } from '../src/log.js';
+
+/** What a promise rejected with, or an Error saying it did not: for assertions about failures. */
+export const failure = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => new Error('expected a failure'),
+    (e: unknown) => e,
+  );
+
+/** Every request an msw server sees from now on, in order (cloned, so bodies stay readable). */
+export function recordRequests(server: SetupServer): Request[] {
+  const seen: Request[] = [];
+  server.events.on('request:start', ({ request }) => {
+    seen.push(request.clone());
+  });
+  return seen;
+}
 
 export const TEST_BASE = 'https://feed.test';
 

@@ -47,7 +47,7 @@ export interface FeedApi {
 export interface ApiClientOptions extends HttpOptions {
   /** Lifetime of cached catalog reads in ms; 0 turns the cache off. */
   cacheTtlMs: number;
-  /** Bound of the read cache, counted as the bytes of the bodies it keeps. @default 32 MiB */
+  /** Bound of the read cache; an entry counts twice the length of its body. @default 32 MiB */
   cacheMaxBytes?: number;
 }
 

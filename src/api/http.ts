@@ -184,8 +184,9 @@ async function readCapped(response: ResponseLike, maxBytes: number): Promise<str
   return text + decoder.end();
 }
 
+/** The start of a body already made one line (`clean`), for a message. */
 function snippet(text: string): string {
-  const flat = oneLine(text).replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 80 ? `${flat.slice(0, 80)}…` : flat || '(empty body)';
 }
 
@@ -271,21 +272,6 @@ export class HttpClient {
     for (const [name, value] of Object.entries(query))
       if (value !== undefined) search.set(name, String(value));
     const pathAndQuery = search.size ? `${path}?${search}` : path;
-    // URL parsing resolves `.` and `..` segments, even percent-encoded ones: a value that would move
-    // the request elsewhere (a catalog id of "..") is refused, never sent.
-    if (new URL(`${this.options.baseUrl}${path}`).pathname !== `${this.basePath}${path}`) {
-      throw new UnexpectedResponseError(
-        `a catalog value would change the request path (${this.clean(path)}); not sent`,
-        0,
-        {
-          method: 'GET',
-          path: `${this.basePath}${path}`,
-          host: this.host,
-          attempts: 0,
-          proxy: this.options.proxyLabel,
-        },
-      );
-    }
     const facts: RequestFacts = {
       method: 'GET',
       path: `${this.basePath}${pathAndQuery}`,
@@ -293,6 +279,15 @@ export class HttpClient {
       attempts: 0,
       proxy: this.options.proxyLabel,
     };
+    // URL parsing resolves `.` and `..` segments, even percent-encoded ones: a value that would move
+    // the request elsewhere (a catalog id of "..") is refused, never sent.
+    if (new URL(`${this.options.baseUrl}${path}`).pathname !== `${this.basePath}${path}`) {
+      throw new UnexpectedResponseError(
+        `a catalog value would change the request path (${this.clean(path)}); not sent`,
+        0,
+        facts,
+      );
+    }
     this.throwIfRateLimited(facts);
 
     // No timer spans the call: each stage (the wait for a connection, each attempt, each pause
@@ -491,9 +486,12 @@ export class HttpClient {
         await inspectBody(body, present);
       } catch (error) {
         if (!(error instanceof BodyLimitExceeded)) throw error;
-        throw new UnexpectedResponseError(`${error.message} (docs/limits.md); refused`, outcome.status, {
-          ...facts,
-        });
+        // The limits are documented in the repository's docs/limits.md, which the package does not ship.
+        throw new UnexpectedResponseError(
+          `${error.message}, past what the runner accepts from a service answer; refused`,
+          outcome.status,
+          { ...facts },
+        );
       }
       return { status: outcome.status, body, bytes: outcome.text.length, facts: { ...facts } };
     }

@@ -3,6 +3,8 @@
  * variable or by mistake in another), tokens that look like keys, and credentials in URLs. Pure.
  */
 
+import { oneLine } from './terminal.js';
+
 export const REDACTED = '[redacted]';
 
 /** A shorter "secret" would blank out ordinary words; keys are much longer. */
@@ -97,9 +99,9 @@ const MAX_ECHO = 120;
  * credential hidden, control characters dropped, long values cut.
  */
 export function echoValue(value: string, secrets: readonly (string | undefined)[]): string {
-  const hidden = redact(redactSecrets(value, secrets).replace(SECRET_SHAPED, REDACTED), []);
-  const printable = hidden.replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, '');
-  return printable.length > MAX_ECHO ? `${printable.slice(0, MAX_ECHO)}…` : printable;
+  // Printable first, hidden after: a key split by a control character is whole again once it goes.
+  const hidden = redactCredentials(redactSecrets(oneLine(value), secrets).replace(SECRET_SHAPED, REDACTED));
+  return hidden.length > MAX_ECHO ? `${hidden.slice(0, MAX_ECHO)}…` : hidden;
 }
 
 /**

@@ -14,7 +14,15 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from '../../src/errors.js';
-import { changeEvent, changesPage, model, modelsPage, TEST_BASE, testApiClient } from '../fixtures.js';
+import {
+  changeEvent,
+  changesPage,
+  model,
+  modelsPage,
+  recordRequests,
+  TEST_BASE,
+  testApiClient,
+} from '../fixtures.js';
 
 const BASE = TEST_BASE;
 const KEY = 'mfsk_test_0123456789abcdef';
@@ -25,13 +33,6 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 /** Every request msw saw, in order. */
-function recordRequests(): Request[] {
-  const seen: Request[] = [];
-  server.events.on('request:start', ({ request }) => {
-    seen.push(request.clone());
-  });
-  return seen;
-}
 
 function client(overrides: Partial<ApiClientOptions> = {}) {
   return testApiClient(KEY, { random: () => 0, ...overrides });
@@ -43,7 +44,7 @@ describe('REST client: requests and parsing', () => {
   afterEach(() => server.events.removeAllListeners());
 
   it('sends the query, bearer key and user agent to /api/v1/changes and parses the page', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(
       http.get(`${BASE}/api/v1/changes`, () =>
         HttpResponse.json(changesPage([changeEvent()], 1700000000), { headers: rateHeaders }),
@@ -65,7 +66,7 @@ describe('REST client: requests and parsing', () => {
   });
 
   it('omits absent query parameters instead of sending "undefined"', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(http.get(`${BASE}/api/v1/changes`, () => HttpResponse.json(changesPage([], null))));
     await client().listChanges({});
     expect(new URL(seen[0]!.url).search).toBe('');
@@ -136,7 +137,7 @@ describe('REST client: requests and parsing', () => {
   });
 
   it('encodes the history slug so no id can change the path', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(
       http.get(`${BASE}/api/v1/models/:slug/history`, () =>
         HttpResponse.json({ id: 'x', currency: 'USD', unit: 'per 1M tokens', since: 1, points: [] }),
@@ -410,7 +411,7 @@ describe('REST client: HTTP errors', () => {
   });
 
   it('does not follow a redirect to another origin with the key', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(
       http.get(
         `${BASE}/api/v1/changes`,

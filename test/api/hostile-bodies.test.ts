@@ -9,7 +9,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ReadCache } from '../../src/api/cache.js';
 import { describeError } from '../../src/describe-error.js';
 import { UnexpectedResponseError } from '../../src/errors.js';
-import { changeEvent, changesPage, model, modelsPage, TEST_BASE, testApiClient } from '../fixtures.js';
+import {
+  changeEvent,
+  changesPage,
+  failure,
+  model,
+  modelsPage,
+  recordRequests,
+  TEST_BASE,
+  testApiClient,
+} from '../fixtures.js';
 
 const BASE = TEST_BASE;
 const KEY = 'mfsk_hostile_0123456789abcdef';
@@ -21,20 +30,6 @@ afterEach(() => {
   server.events.removeAllListeners();
 });
 afterAll(() => server.close());
-
-function recordRequests(): Request[] {
-  const seen: Request[] = [];
-  server.events.on('request:start', ({ request }) => {
-    seen.push(request.clone());
-  });
-  return seen;
-}
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => new Error('expected a failure'),
-    (e: unknown) => e,
-  );
 
 function serveModels(body: unknown, init?: ResponseInit) {
   server.use(
@@ -65,7 +60,7 @@ describe('bounded work on a body, not only its bytes', () => {
   ];
   for (const [name, body, detail] of cases) {
     it(`refuses ${name} as an unexpected response, after one attempt`, async () => {
-      const seen = recordRequests();
+      const seen = recordRequests(server);
       serveModels(body);
       const error = await failure(testApiClient(KEY).listModels({}));
       expect(error).toBeInstanceOf(UnexpectedResponseError);
@@ -140,7 +135,7 @@ describe('faults named as what they are', () => {
   });
 
   it('an invalid Location is a protocol error from the service, sent once, not "could not reach"', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(
       http.get(
         `${BASE}/api/v1/models`,
@@ -157,7 +152,7 @@ describe('faults named as what they are', () => {
 
 describe('requests mean exactly what was asked', () => {
   it('model "openai&since=5" and {model: "openai", since: 5} never share a request', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(
       http.get(`${BASE}/api/v1/changes`, async ({ request }) => {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -176,7 +171,7 @@ describe('requests mean exactly what was asked', () => {
   });
 
   it('two identical reads in flight with such values are still coalesced into one', async () => {
-    const seen = recordRequests();
+    const seen = recordRequests(server);
     server.use(http.get(`${BASE}/api/v1/changes`, () => HttpResponse.json(changesPage([changeEvent()], 1))));
     const api = testApiClient(KEY);
     await Promise.all([api.listChanges({ model: 'a&b=c' }), api.listChanges({ model: 'a&b=c' })]);
@@ -185,7 +180,7 @@ describe('requests mean exactly what was asked', () => {
 
   for (const id of ['.', '..']) {
     it(`a catalog id of "${id}" cannot change the request path: nothing is sent`, async () => {
-      const seen = recordRequests();
+      const seen = recordRequests(server);
       server.use(http.get(`${BASE}/api/v1/history`, () => HttpResponse.json({ id: 'wrong', points: [] })));
       const error = await failure(testApiClient(KEY).getPriceHistory(id));
       expect(error).toBeInstanceOf(UnexpectedResponseError);

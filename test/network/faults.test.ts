@@ -11,6 +11,7 @@ import { describeError } from '../../src/describe-error.js';
 import { AbortedError, type RateLimitError, UnexpectedResponseError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
+import { failure } from '../fixtures.js';
 import { type FaultServer, json, startFaultServer } from '../support/fault-server.js';
 import { startProxy, type TestProxy } from '../support/proxy.js';
 
@@ -51,12 +52,6 @@ function api(timeoutMs = 5000, now?: () => number, maxConcurrent?: number): Feed
 
 /** "via proxy <url>" where the route has one: every failure names the proxy in use. */
 const via = () => (proxyUrl ? ` via proxy ${proxyUrl.replaceAll('.', '\\.')}` : '');
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => new Error('expected a failure'),
-    (e: unknown) => e,
-  );
 
 describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (route) => {
   beforeAll(() => {

@@ -150,7 +150,10 @@ describe('proxy credentials are removed by parsing', () => {
   });
 
   it('a setting value that is echoed has secret-shaped tokens and controls removed', () => {
-    expect(echoValue(`abc sk-${'x'.repeat(30)} \x1b[2Jdef`, [])).toBe('abc [redacted] [2Jdef');
+    expect(echoValue(`abc sk-${'x'.repeat(30)} \x1b[2Jdef`, [])).toBe('abc [redacted] def');
+    expect(echoValue(`x mfsk_live_01\x07${'a'.repeat(20)}`, [`mfsk_live_01${'a'.repeat(20)}`])).toBe(
+      'x [redacted]',
+    );
   });
 });
 
