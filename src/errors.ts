@@ -158,3 +158,19 @@ export class UnexpectedResponseError extends ModelFeedError {
     super(`unexpected response from the service: ${detail}`);
   }
 }
+
+/**
+ * A sink did not accept a change. `permanent` failures (a 4xx other than 408/429 from a webhook)
+ * are not attempted again; others are, with backoff, up to the watcher's max attempts.
+ */
+export class DeliveryError extends ModelFeedError {
+  override name = 'DeliveryError';
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+    /** The receiver's `retry-after`, in ms, when it sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
