@@ -1,0 +1,53 @@
+/**
+ * Files written in the user's folders (watch state, atom feed, cache): whole or not at all. The
+ * data goes to a temp file beside the target (same filesystem, so rename is atomic), is fsynced,
+ * renamed over the target, and the folder is fsynced so the rename itself survives a power cut.
+ * Files are user-only (0600) and their folders 0700 when we create them.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export const FILE_MODE = 0o600;
+export const FOLDER_MODE = 0o700;
+
+/** Creates the folder (and its parents) user-only; an existing folder is left as it is. */
+export async function ensureFolder(folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: FOLDER_MODE });
+}
+
+async function fsyncFolder(folder: string): Promise<void> {
+  // Not every platform lets a folder be opened for fsync (Windows does not): best effort.
+  try {
+    const handle = await open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // The rename is still atomic; only its durability across a power cut is less certain.
+  }
+}
+
+/** Replaces `path` with `data` atomically: readers see the old content or the new, never a mix. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const folder = dirname(path);
+  await ensureFolder(folder);
+  const temp = join(folder, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', FILE_MODE);
+  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await fsyncFolder(folder);
+}
