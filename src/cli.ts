@@ -4,6 +4,7 @@
  */
 
 import { Command, CommanderError, Option } from 'commander';
+import { EVENT_TYPES } from './api/schemas.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
@@ -15,6 +16,7 @@ import { runStdio } from './stdio.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
 import { VERSION } from './version.js';
+import type { WatchFlags } from './watch/options.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -36,7 +38,7 @@ Environment:
 
 Exit codes:
   0  success
-  1  a check or tool call failed (doctor, call)
+  1  a check, tool call or delivery failed (doctor, call, watch)
   2  invalid flags or settings`;
 
 function addConfigOptions(command: Command): Command {
@@ -126,6 +128,77 @@ function addCallCommand(
   }
 }
 
+const WATCH_HELP = `
+Each change is one JSON line (stdout, --jsonl, --exec stdin) or one POST (--webhook):
+  {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>.<hash>","data":<the change>}
+Delivery is at least once, in feed order: the cursor in the state file moves past a change only
+after the sink accepted it. See docs/watch.md.
+
+Environment:
+  MODEL_FEED_WEBHOOK_SECRET   the receiver's whsec_… secret, for --webhook (Standard Webhooks)
+
+Exit codes:
+  0  done (--once), also when nothing was new; or stopped by SIGINT/SIGTERM
+  1  a delivery or the service failed (the cursor stays before the change), or another watcher holds the state file
+  2  invalid flags or settings`;
+
+function addWatchCommand(
+  program: Command,
+  io: CliIo,
+  argv: readonly string[],
+  exit: (code: number) => void,
+): void {
+  program
+    .command('watch')
+    .description(
+      'follow the change feed and deliver every change, from a saved cursor, through restarts and outages',
+    )
+    .addOption(
+      new Option('--type <eventType>', 'only changes of this type (sent to the service)').choices(
+        EVENT_TYPES,
+      ),
+    )
+    .option('--model <vendor>', 'only changes of this vendor slug, e.g. openai (sent to the service)')
+    .option(
+      '--since <time>',
+      'where to start when no cursor is saved: Unix seconds, 0 = whole history, or now',
+      'now',
+    )
+    .option(
+      '--state <file>',
+      'state file holding the cursor (default: one per base URL and filters in the state folder)',
+    )
+    .option(
+      '--interval <s>',
+      'seconds between polls (default: from the tier, at most a quarter of the daily limit)',
+    )
+    .option('--once', 'deliver what is new, save the cursor and exit (for cron and CI)')
+    .option('--max-attempts <n>', 'attempts per change before giving up with exit 1 (default 10)')
+    .option('--jsonl <file>', 'append each change as a JSON line to this file (fsynced)')
+    .option('--exec <command>', 'run this shell command once per change, the change on its stdin')
+    .option(
+      '--webhook <url>',
+      'POST each change to this URL, signed per Standard Webhooks (https, or http to loopback)',
+    )
+    .addOption(
+      new Option(
+        '--webhook-format <format>',
+        'standard: the envelope, signed; slack: {"text": "<one line>"}',
+      ).choices(['standard', 'slack']),
+    )
+    .option('--atom <file>', 'keep an Atom feed of the 100 most recent changes in this file')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', WATCH_HELP)
+    .action(async (_opts, command: Command) => {
+      const all = command.optsWithGlobals<Record<string, unknown>>();
+      const config = resolveConfig(all as ConfigFlags, io.env, argv);
+      const { parseWatchFlags } = await import('./watch/options.js');
+      const options = parseWatchFlags(all as WatchFlags, process.cwd(), config.secrets);
+      const { runWatch } = await import('./commands/watch.js');
+      exit(await runWatch(config, io, options));
+    });
+}
+
 export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
   const program = addConfigOptions(new Command('model-feed-mcp'))
     .description(
@@ -140,6 +213,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .action((flags: ConfigFlags) => serve(flags, io, argv));
   addCallCommand(program, io, argv, exit);
+  addWatchCommand(program, io, argv, exit);
   program
     .command('doctor')
     .description(

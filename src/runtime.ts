@@ -7,7 +7,7 @@ import { ConfigError } from './errors.js';
 import type { Logger } from './log.js';
 import { createNetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
-import type { Sandbox } from './sandbox/server.js';
+import type { Sandbox, SandboxOptions } from './sandbox/server.js';
 import { displayUrl } from './text/redact.js';
 import { USER_AGENT } from './version.js';
 
@@ -21,26 +21,32 @@ export interface Runtime {
 }
 
 /** The in-process sandbox of `--sandbox`, its logs going to the stderr logger. */
-export async function startLocalSandbox(log: Logger): Promise<Sandbox> {
+export async function startLocalSandbox(log: Logger, options: SandboxOptions = {}): Promise<Sandbox> {
   const { startSandbox } = await import('./sandbox/server.js');
-  return startSandbox({ log: (level, message) => log[level](`sandbox: ${message}`) });
+  return startSandbox({ ...options, log: (level, message) => log[level](`sandbox: ${message}`) });
 }
 
 /** Where the service is and the key to use: the configured one, or an in-process sandbox. */
 async function resolveTarget(
   config: Config,
   log: Logger,
+  sandboxOptions: SandboxOptions | undefined,
 ): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> } | undefined> {
   if (config.sandbox) {
-    const sandbox = await startLocalSandbox(log);
+    const sandbox = await startLocalSandbox(log, sandboxOptions);
     return { baseUrl: sandbox.url, apiKey: sandbox.key, close: () => sandbox.close() };
   }
   if (config.baseUrl === undefined || config.apiKey === undefined) return undefined;
   return { baseUrl: config.baseUrl, apiKey: config.apiKey, close: async () => {} };
 }
 
-export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
-  const target = config.setupError ? undefined : await resolveTarget(config, log);
+/** `sandboxOptions` shape the in-process sandbox of `--sandbox` (watch asks for a live feed). */
+export async function createRuntime(
+  config: Config,
+  log: Logger,
+  sandboxOptions?: SandboxOptions,
+): Promise<Runtime> {
+  const target = config.setupError ? undefined : await resolveTarget(config, log, sandboxOptions);
   if (!target) {
     return {
       api: unavailableApi(

@@ -33,9 +33,18 @@ export interface ModelsQuery {
   minContext?: number | undefined;
 }
 
+/** A page of the feed, parsed, beside its items exactly as the service sent them. */
+export interface ChangesRead {
+  page: ChangesPage;
+  /** `page.items[i]` as sent: unknown fields kept, no field added. What `watch` delivers. */
+  sent: readonly Readonly<Record<string, unknown>>[];
+}
+
 export interface FeedApi {
   /** `GET /api/v1/changes`: never cached. */
   listChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesPage>;
+  /** The same request, with the items as sent beside the parsed page. */
+  readChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesRead>;
   /** `GET /api/v1/models`: cached for the TTL per filter set. */
   listModels(query: ModelsQuery, signal?: AbortSignal): Promise<ModelsPage>;
   /** `GET /api/v1/models/{slug}/history` for a catalog id: cached for the TTL. */
@@ -81,13 +90,14 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
   const http = new HttpClient(options);
   const cache = new ReadCache(options.now, options.cacheMaxBytes);
 
-  async function get<S extends z.ZodType>(
+  async function get<S extends z.ZodType, R = z.infer<S>>(
     path: string,
     query: Query,
     schema: S,
     ttlMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<z.infer<S>> {
+    result: (parsed: z.infer<S>, body: unknown) => R = (parsed) => parsed as R,
+  ): Promise<R> {
     return cache.read(
       cacheKey(path, query),
       ttlMs,
@@ -101,27 +111,32 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
             response.facts,
           );
         }
-        return { value: parsed.data as z.infer<S>, bytes: response.bytes * CACHE_BYTES_PER_BODY_BYTE };
+        return {
+          value: result(parsed.data as z.infer<S>, response.body),
+          bytes: response.bytes * CACHE_BYTES_PER_BODY_BYTE,
+        };
       },
       signal,
     );
   }
 
-  return {
-    listChanges: (query, signal) =>
-      get(
-        '/api/v1/changes',
-        {
-          since: query.since,
-          before: query.before,
-          limit: query.limit,
-          type: query.type,
-          model: query.model,
-        },
-        ChangesPageSchema,
-        0,
-        signal,
-      ),
+  const changesQuery = (query: ChangesQuery): Query => ({
+    since: query.since,
+    before: query.before,
+    limit: query.limit,
+    type: query.type,
+    model: query.model,
+  });
+
+  const api: FeedApi = {
+    // One request shape for both, so coalesced reads of the same page can share an answer.
+    readChanges: (query, signal) =>
+      get('/api/v1/changes', changesQuery(query), ChangesPageSchema, 0, signal, (page, body) => ({
+        page,
+        // The parse succeeded, so the body is an object whose `items` is an array of objects.
+        sent: (body as { items: Record<string, unknown>[] }).items,
+      })),
+    listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
     listModels: (query, signal) =>
       get(
         '/api/v1/models',
@@ -142,12 +157,19 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
       return http.rateLimit;
     },
   };
+  return api;
 }
 
 /** The API when the key or base URL is unusable: the server still starts; every call explains. */
 export function unavailableApi(error: ModelFeedError): FeedApi {
   const fail = (): Promise<never> => Promise.reject(error);
-  return { listChanges: fail, listModels: fail, getPriceHistory: fail, rateLimit: undefined };
+  return {
+    listChanges: fail,
+    readChanges: fail,
+    listModels: fail,
+    getPriceHistory: fail,
+    rateLimit: undefined,
+  };
 }
 
 export type { ChangesPage, ModelsPage, PriceHistory, RateLimitInfo };

@@ -12,6 +12,7 @@ import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
 
 const api: FeedApi = {
   listChanges: async () => ChangesPageSchema.parse(changesPage([changeEvent()], 1)),
+  readChanges: async () => ({ page: ChangesPageSchema.parse(changesPage([changeEvent()], 1)), sent: [] }),
   listModels: async () => ModelsPageSchema.parse(modelsPage([model()])),
   getPriceHistory: async (id) =>
     PriceHistorySchema.parse({ id, currency: 'USD', unit: 'per 1M tokens', since: 0, points: [] }),

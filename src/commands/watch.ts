@@ -1,0 +1,144 @@
+/**
+ * `model-feed-mcp watch`: follows the feed and delivers every change to one sink, from a cursor
+ * saved in the user's state folder. The wiring only: the loop is watch/watcher.ts, the feed logic
+ * feed/, the files store/.
+ */
+
+import { homedir } from 'node:os';
+import type { CliIo } from '../cli.js';
+import type { Config } from '../config.js';
+import { describeError } from '../describe-error.js';
+import { EXIT } from '../exit-codes.js';
+import { createLogger } from '../log.js';
+import { createRuntime } from '../runtime.js';
+import { acquireLock, type Lock, LockedError } from '../store/lock.js';
+import { stateFolder } from '../store/paths.js';
+import { redactSecrets } from '../text/redact.js';
+import { terminalSafe } from '../text/terminal.js';
+import type { WatchOptions } from '../watch/options.js';
+import { createJsonlSink } from '../watch/sinks/jsonl.js';
+import type { Sink } from '../watch/sinks/sink.js';
+import { createStdoutSink } from '../watch/sinks/stdout.js';
+import { defaultStatePath } from '../watch/state.js';
+import { createStatusLine } from '../watch/status.js';
+import { runWatcher } from '../watch/watcher.js';
+
+/** After SIGINT or SIGTERM the watcher stops within this long, whatever a sink is doing. */
+const SHUTDOWN_DEADLINE_MS = 1800;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function createSink(options: WatchOptions): Promise<Sink> {
+  const { sink } = options;
+  switch (sink.kind) {
+    case 'stdout':
+      return createStdoutSink(process.stdout);
+    case 'jsonl':
+      return createJsonlSink(sink.path);
+    default:
+      throw new Error(`the ${sink.kind} sink is not available yet`);
+  }
+}
+
+function lockMessage(error: LockedError, statePath: string): string {
+  const holder = error.holder;
+  const who = holder
+    ? `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}${holder.startedAt ? `, started ${holder.startedAt}` : ''}`
+    : 'another process';
+  return (
+    `another watcher is following this feed: ${who} holds ${error.path}. ` +
+    `Stop it first, or give this one its own --state file (the default for this feed is ${statePath}).`
+  );
+}
+
+export async function runWatch(config: Config, io: CliIo, options: WatchOptions): Promise<number> {
+  const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
+  if (config.setupError) {
+    io.stderr(`${print(describeError(config.setupError))}\n`);
+    return EXIT.usage;
+  }
+  const status = createStatusLine(process.stderr);
+  // A watcher is a long-running service: what it does is worth a line even at the default level.
+  const level = config.sources.logLevel === undefined ? 'info' : config.logLevel;
+  const log = createLogger({ level, format: config.logFormat, secrets: config.secrets, write: status.write });
+  for (const warning of config.warnings) log.warn(warning);
+
+  const service = config.sandbox ? 'sandbox' : (config.baseUrl ?? '');
+  const statePath =
+    options.statePath ??
+    defaultStatePath(
+      stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
+      service,
+      options.filters,
+    );
+  let lock: Lock;
+  try {
+    lock = await acquireLock(`${statePath}.lock`);
+  } catch (error) {
+    status.stop();
+    io.stderr(
+      `model-feed-mcp: ${print(error instanceof LockedError ? lockMessage(error, statePath) : describeError(error))}\n`,
+    );
+    return EXIT.failed;
+  }
+
+  const controller = new AbortController();
+  const stop = () => {
+    if (controller.signal.aborted) return;
+    log.info('stopping: the delivery in progress is abandoned and will be made again next time');
+    controller.abort(new Error('stopped by a signal'));
+    setTimeout(() => process.exit(EXIT.ok), SHUTDOWN_DEADLINE_MS).unref();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
+  const runtime = await createRuntime(config, log);
+  let sink: Sink | undefined;
+  try {
+    sink = await createSink(options);
+    log.info(`delivering to ${sink.label}${options.once ? ', once' : ''}`);
+    const result = await runWatcher(
+      options,
+      {
+        api: runtime.api,
+        sink,
+        log,
+        status,
+        statePath,
+        service,
+        now: Date.now,
+        sleep,
+        random: Math.random,
+      },
+      controller.signal,
+    );
+    status.stop();
+    if (result.message) io.stderr(`model-feed-mcp: ${print(result.message)}\n`);
+    return result.code;
+  } catch (error) {
+    status.stop();
+    io.stderr(`model-feed-mcp: ${print(describeError(error))}\n`);
+    return EXIT.failed;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await Promise.allSettled([sink?.close(), runtime.close()]);
+    await lock.release().catch(() => {});
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * One process at a time per state file: a lock file beside it, created exclusively, that names
+ * its holder (pid, host, start time). A lock whose process is gone is taken over; a living holder
+ * is named in the refusal, so the user knows what to stop.
+ */
+
+import { link, open, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { ensureFolder, FILE_MODE } from './atomic-file.js';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+export class LockedError extends Error {
+  override name = 'LockedError';
+  constructor(
+    readonly path: string,
+    readonly holder: LockHolder | undefined,
+  ) {
+    super(`${path} is locked`);
+  }
+}
+
+export interface Lock {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+// Reading a lock file is reading a file anyone could have written: bounded, parsed defensively.
+const MAX_LOCK_BYTES = 4096;
+
+async function readHolder(path: string): Promise<LockHolder | undefined | 'missing'> {
+  let text: string;
+  try {
+    const handle = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(MAX_LOCK_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, MAX_LOCK_BYTES, 0);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
+  try {
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (Number.isSafeInteger(value.pid) && (value.pid as number) > 0 && typeof value.host === 'string') {
+      return { pid: value.pid as number, host: value.host, startedAt: String(value.startedAt ?? '') };
+    }
+  } catch {
+    // Not ours, or cut short by a crash while it was written: judged below as unreadable.
+  }
+  return undefined;
+}
+
+/** Signal 0 checks that a process exists; EPERM means it exists but belongs to someone else. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isStale(holder: LockHolder | undefined, self: string): boolean {
+  // A lock from another machine (a shared home folder) cannot be judged from here: never taken.
+  if (holder === undefined) return true;
+  return holder.host === self && !processAlive(holder.pid);
+}
+
+const UNREADABLE_GRACE_MS = 5000;
+
+async function ageMs(path: string): Promise<number> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+async function createExclusive(path: string, content: string): Promise<boolean> {
+  try {
+    const handle = await open(path, 'wx', FILE_MODE);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * Moves a stale lock aside. Renaming is atomic, so of two processes taking over the same stale lock
+ * only one moves it; if what was moved turns out to be a fresh lock another process created
+ * meanwhile, it is put back and this process refuses.
+ */
+async function takeOver(path: string, stale: LockHolder | undefined): Promise<'taken' | 'lost'> {
+  const aside = `${path}.${process.pid}.stale`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'taken';
+    throw error;
+  }
+  const moved = await readHolder(aside);
+  const same =
+    moved === 'missing' ||
+    (moved === undefined ? stale === undefined : stale !== undefined && moved.pid === stale.pid);
+  if (!same) {
+    await link(aside, path).catch(() => {});
+    await rm(aside, { force: true });
+    return 'lost';
+  }
+  await rm(aside, { force: true });
+  return 'taken';
+}
+
+/** Takes the lock at `path`, or throws LockedError naming the process that holds it. */
+export async function acquireLock(path: string, now: () => Date = () => new Date()): Promise<Lock> {
+  await ensureFolder(dirname(path));
+  const self = hostname();
+  const content = JSON.stringify({ pid: process.pid, host: self, startedAt: now().toISOString() });
+  // Bounded: each round either creates the lock, refuses, or removes one stale lock.
+  for (let round = 0; round < 5; round++) {
+    if (await createExclusive(path, content)) {
+      return {
+        path,
+        release: async () => {
+          const holder = await readHolder(path).catch(() => undefined);
+          if (holder !== undefined && holder !== 'missing' && holder.pid === process.pid) {
+            await rm(path, { force: true });
+          }
+        },
+      };
+    }
+    const holder = await readHolder(path);
+    if (holder === 'missing') continue;
+    // An unreadable lock may be one another process is writing this very moment: only an old one is stale.
+    if (holder === undefined && (await ageMs(path)) < UNREADABLE_GRACE_MS)
+      throw new LockedError(path, undefined);
+    if (!isStale(holder, self)) throw new LockedError(path, holder);
+    if ((await takeOver(path, holder)) === 'lost') {
+      throw new LockedError(path, (await readHolder(path).catch(() => undefined)) as LockHolder | undefined);
+    }
+  }
+  throw new LockedError(path, undefined);
+}

@@ -1,0 +1,160 @@
+/**
+ * The `watch` flags, checked and turned into one typed plan. Every mistake is a ConfigError that
+ * names the flag, what was given and what is allowed: the CLI prints it and exits 2.
+ */
+
+import { isAbsolute, resolve } from 'node:path';
+import { EVENT_TYPES } from '../api/schemas.js';
+import { ConfigError } from '../errors.js';
+import type { FeedFilters } from '../feed/follower.js';
+import { echoValue } from '../text/redact.js';
+
+export interface WatchFlags {
+  type?: string;
+  model?: string;
+  since?: string;
+  state?: string;
+  interval?: string;
+  once?: boolean;
+  maxAttempts?: string;
+  jsonl?: string;
+  exec?: string;
+  webhook?: string;
+  webhookFormat?: string;
+  atom?: string;
+}
+
+export type SinkChoice =
+  | { kind: 'stdout' }
+  | { kind: 'jsonl'; path: string }
+  | { kind: 'exec'; command: string }
+  | { kind: 'webhook'; url: string; format: 'standard' | 'slack' }
+  | { kind: 'atom'; path: string };
+
+export interface WatchOptions {
+  filters: FeedFilters;
+  /** Where to start when no cursor is saved: a change time, or the newest change at start. */
+  since: number | 'now';
+  /** Absolute path of the state file; undefined: the default one for this feed. */
+  statePath: string | undefined;
+  /** Seconds between polls; undefined: from the tier. */
+  intervalS: number | undefined;
+  once: boolean;
+  maxAttempts: number;
+  sink: SinkChoice;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 10;
+const MAX_INTERVAL_S = 86_400;
+
+/** Quotes a value back, with the configured secrets hidden: people paste keys into the wrong flag. */
+type Shown = (raw: string) => string;
+
+function fail(flag: string, message: string): never {
+  throw new ConfigError(`${flag} ${message}`, flag, flag);
+}
+
+function wholeNumber(
+  raw: string,
+  flag: string,
+  min: number,
+  max: number,
+  what: string,
+  shown: Shown,
+): number {
+  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    fail(flag, `must be ${what}; got ${shown(raw)}.`);
+  }
+  return value;
+}
+
+function parseSince(raw: string | undefined, shown: Shown): number | 'now' {
+  if (raw === undefined || raw.trim().toLowerCase() === 'now') return 'now';
+  return wholeNumber(
+    raw,
+    '--since',
+    0,
+    Number.MAX_SAFE_INTEGER,
+    'a Unix time in seconds (0 = the whole history) or "now"',
+    shown,
+  );
+}
+
+function parseType(raw: string | undefined, shown: Shown): string | undefined {
+  if (raw === undefined) return undefined;
+  const type = raw.trim();
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    fail('--type', `must be one of ${EVENT_TYPES.join(', ')}; got ${shown(raw)}.`);
+  }
+  return type;
+}
+
+function parseModel(raw: string | undefined, shown: Shown): string | undefined {
+  if (raw === undefined) return undefined;
+  const model = raw.trim();
+  if (!/^[\w.-]{1,100}$/.test(model)) {
+    fail('--model', `must be a vendor slug such as openai or meta-llama; got ${shown(raw)}.`);
+  }
+  return model;
+}
+
+function parsePath(raw: string | undefined, flag: string, cwd: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '' || raw.includes('\0')) fail(flag, 'needs a file path.');
+  return isAbsolute(raw) ? raw : resolve(cwd, raw);
+}
+
+function chooseSink(flags: WatchFlags, cwd: string, shown: Shown): SinkChoice {
+  const given = (['jsonl', 'exec', 'webhook', 'atom'] as const).filter((name) => flags[name] !== undefined);
+  if (given.length > 1) {
+    fail(
+      `--${given[0]}`,
+      `and --${given[1]} were both given; each change goes to one place: choose one sink (run two watchers with their own --state for two).`,
+    );
+  }
+  if (flags.webhookFormat !== undefined && flags.webhook === undefined) {
+    fail('--webhook-format', 'applies only with --webhook <url>.');
+  }
+  if (flags.jsonl !== undefined)
+    return { kind: 'jsonl', path: parsePath(flags.jsonl, '--jsonl', cwd) as string };
+  if (flags.atom !== undefined) return { kind: 'atom', path: parsePath(flags.atom, '--atom', cwd) as string };
+  if (flags.exec !== undefined) {
+    if (flags.exec.trim() === '') fail('--exec', 'needs a command, e.g. --exec "./notify.sh".');
+    return { kind: 'exec', command: flags.exec };
+  }
+  if (flags.webhook !== undefined) {
+    const format = flags.webhookFormat ?? 'standard';
+    if (format !== 'standard' && format !== 'slack') {
+      fail('--webhook-format', `must be standard or slack; got ${shown(format)}.`);
+    }
+    return { kind: 'webhook', url: flags.webhook, format };
+  }
+  return { kind: 'stdout' };
+}
+
+export function parseWatchFlags(flags: WatchFlags, cwd: string, secrets: readonly string[]): WatchOptions {
+  const shown: Shown = (raw) => `"${echoValue(raw, secrets)}"`;
+  return {
+    filters: { type: parseType(flags.type, shown), model: parseModel(flags.model, shown) },
+    since: parseSince(flags.since, shown),
+    statePath: parsePath(flags.state, '--state', cwd),
+    intervalS:
+      flags.interval === undefined
+        ? undefined
+        : wholeNumber(
+            flags.interval,
+            '--interval',
+            1,
+            MAX_INTERVAL_S,
+            'a whole number of seconds from 1 to 86400',
+            shown,
+          ),
+    once: flags.once === true,
+    maxAttempts:
+      flags.maxAttempts === undefined
+        ? DEFAULT_MAX_ATTEMPTS
+        : wholeNumber(flags.maxAttempts, '--max-attempts', 1, 1000, 'a whole number from 1 to 1000', shown),
+    sink: chooseSink(flags, cwd, shown),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The default sink: one JSON line per change on stdout, and nothing else there (logs and the
+ * status line go to stderr). Delivered means handed to the pipe; a reader that went away (`head`,
+ * a closed pipe) is a permanent failure, so the cursor stays before the change.
+ */
+
+import type { Writable } from 'node:stream';
+import { DeliveryError } from '../../errors.js';
+import { envelopeJson } from '../../feed/envelope.js';
+import type { Sink } from './sink.js';
+
+export function createStdoutSink(stream: Writable): Sink {
+  let broken: Error | undefined;
+  stream.on('error', (error) => {
+    broken = error;
+  });
+  const closedError = () =>
+    new DeliveryError(`stdout is closed (${(broken as NodeJS.ErrnoException)?.code ?? 'closed'})`, true);
+
+  return {
+    label: 'stdout',
+    async deliver({ envelope }) {
+      if (broken || stream.destroyed) throw closedError();
+      // Backpressure: a slow reader slows the watcher down instead of filling memory.
+      if (!stream.write(`${envelopeJson(envelope)}\n`)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            stream.off('drain', done);
+            stream.off('error', done);
+            stream.off('close', done);
+            resolve();
+          };
+          stream.on('drain', done).on('error', done).on('close', done);
+        });
+      }
+      if (broken) throw closedError();
+    },
+    async flush() {
+      if (broken || stream.destroyed) throw closedError();
+      // An empty write's callback runs once everything before it has been handed to the OS.
+      await new Promise<void>((resolve, reject) =>
+        stream.write('', (error) => (error ? reject(closedError()) : resolve())),
+      );
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The watcher's saved place: the cursor, and enough about the feed to recognise the file. Written
+ * atomically after every accepted page; it never holds the key (the base URL is stored without
+ * credentials, and the key is not part of anything stored).
+ */
+
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FeedFilters } from '../feed/follower.js';
+import { writeFileAtomic } from '../store/atomic-file.js';
+
+export interface WatchState {
+  /** The `since` to send next. */
+  cursor: number;
+  /** The base URL this cursor belongs to. */
+  service: string;
+  filters: FeedFilters;
+  /** Changes delivered with this state file, over all runs. */
+  delivered: number;
+  updatedAt: string;
+}
+
+export class StateFileError extends Error {
+  override name = 'StateFileError';
+}
+
+const STATE_VERSION = 1;
+// A state file is a few hundred bytes; anything much larger is not ours.
+const MAX_STATE_BYTES = 64 * 1024;
+
+/** One file per base URL and filter set, so two watchers of different feeds never share a cursor. */
+export function defaultStatePath(folder: string, baseUrl: string, filters: FeedFilters): string {
+  const identity = JSON.stringify([baseUrl, filters.type ?? null, filters.model?.toLowerCase() ?? null]);
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 16);
+  return join(folder, `watch-${hash}.json`);
+}
+
+async function readBounded(path: string): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const buffer = Buffer.alloc(MAX_STATE_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_STATE_BYTES)
+      throw new StateFileError(`${path} is too large to be a watch state file`);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The saved state, or undefined when there is none yet. A file that is not a state file is an
+ * error, never silently replaced: guessing a cursor could skip changes or repeat them all.
+ */
+export async function readState(path: string): Promise<WatchState | undefined> {
+  const text = await readBounded(path);
+  if (text === undefined) return undefined;
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new StateFileError(`${path} is not JSON, so not a watch state file`);
+  }
+  const cursor = value?.cursor;
+  if (value?.version !== STATE_VERSION || !Number.isSafeInteger(cursor) || (cursor as number) < 0) {
+    throw new StateFileError(`${path} is not a watch state file this version wrote`);
+  }
+  const filters = (value.filters ?? {}) as Record<string, unknown>;
+  return {
+    cursor: cursor as number,
+    service: optionalString(value.service) ?? '',
+    filters: { type: optionalString(filters.type), model: optionalString(filters.model) },
+    delivered: Number.isSafeInteger(value.delivered) ? (value.delivered as number) : 0,
+    updatedAt: optionalString(value.updatedAt) ?? '',
+  };
+}
+
+export async function saveState(path: string, state: WatchState): Promise<void> {
+  const { cursor, service, filters, delivered, updatedAt } = state;
+  const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt };
+  await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
+}

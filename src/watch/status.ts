@@ -1,0 +1,94 @@
+/**
+ * The live status line on a terminal's stderr: last poll, cursor, changes delivered, next poll,
+ * calls left today. Log lines are written above it. When stderr is not a terminal there is no
+ * status line at all, only the log.
+ */
+
+import { terminalSafe } from '../text/terminal.js';
+
+export interface StatusFields {
+  lastPoll: number | undefined;
+  cursor: number | undefined;
+  delivered: number;
+  nextPoll: number | undefined;
+  callsLeft: number | null | undefined;
+  /** Why polling waits, e.g. "rate limited until 14:02:11". */
+  note: string | undefined;
+}
+
+export interface StatusLine {
+  update(fields: Partial<StatusFields>): void;
+  /** Writes a log line above the status line. */
+  write(line: string): void;
+  stop(): void;
+}
+
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
+
+/** Pure: the line as shown at `now`. */
+export function renderStatus(fields: StatusFields, now: number): string {
+  const parts = [
+    `last poll ${fields.lastPoll === undefined ? '-' : clock(fields.lastPoll)}`,
+    `cursor ${fields.cursor ?? '-'}`,
+    `${fields.delivered} delivered`,
+  ];
+  if (fields.nextPoll !== undefined) {
+    const seconds = Math.max(0, Math.ceil((fields.nextPoll - now) / 1000));
+    parts.push(`next poll ${clock(fields.nextPoll)} (in ${seconds} s)`);
+  }
+  if (fields.callsLeft !== undefined && fields.callsLeft !== null)
+    parts.push(`${fields.callsLeft} calls left today`);
+  if (fields.note) parts.push(fields.note);
+  // Every part may hold upstream text (a note quoting an error): nothing in it may act on the terminal.
+  return terminalSafe(`watch: ${parts.join(' · ')}`);
+}
+
+interface Terminal {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+const CLEAR_LINE = '\r\x1b[2K';
+
+export function createStatusLine(stream: Terminal, now: () => number = Date.now): StatusLine {
+  if (!stream.isTTY) {
+    return { update: () => {}, write: (line) => void stream.write(line), stop: () => {} };
+  }
+  const fields: StatusFields = {
+    lastPoll: undefined,
+    cursor: undefined,
+    delivered: 0,
+    nextPoll: undefined,
+    callsLeft: undefined,
+    note: undefined,
+  };
+  let shown = false;
+  const draw = () => {
+    const width = Math.max(20, (stream.columns ?? 100) - 1);
+    const line = renderStatus(fields, now());
+    stream.write(`${CLEAR_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+    shown = true;
+  };
+  // The countdown to the next poll moves once a second; unref'd, it never keeps the process alive.
+  const ticker = setInterval(draw, 1000);
+  ticker.unref();
+  return {
+    update(changes) {
+      Object.assign(fields, changes);
+      draw();
+    },
+    write(line) {
+      stream.write(shown ? `${CLEAR_LINE}${line}` : line);
+      shown = false;
+      draw();
+    },
+    stop() {
+      clearInterval(ticker);
+      if (shown) stream.write(`${CLEAR_LINE}`);
+      shown = false;
+    },
+  };
+}

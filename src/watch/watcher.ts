@@ -1,0 +1,181 @@
+/**
+ * The watch loop: drain the feed from the saved cursor into the sink, save the cursor after each
+ * accepted page, wait for the next poll within the tier's budget, ride out outages and 429s.
+ * Everything with a clock or a socket is injected, so tests can run a day of polls in a moment.
+ */
+
+import type { FeedApi } from '../api/client.js';
+import { describeError } from '../describe-error.js';
+import { AuthError, ConfigError, DeliveryError, ForbiddenError, RateLimitError } from '../errors.js';
+import { createDelivery } from '../feed/envelope.js';
+import { drainFeed, type FeedPage, newestChangeTime } from '../feed/follower.js';
+import {
+  ASSUMED_DAILY_LIMIT,
+  chooseInterval,
+  defaultIntervalS,
+  outageDelayMs,
+  Pacer,
+} from '../feed/schedule.js';
+import type { Logger } from '../log.js';
+import { withRetries } from './deliver.js';
+import type { WatchOptions } from './options.js';
+import type { Sink } from './sinks/sink.js';
+import { readState, StateFileError, saveState, type WatchState } from './state.js';
+import type { StatusLine } from './status.js';
+
+export interface WatcherDeps {
+  api: FeedApi;
+  sink: Sink;
+  log: Logger;
+  status: StatusLine;
+  statePath: string;
+  /** The base URL as stored in the state file (no credentials). */
+  service: string;
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  random(): number;
+}
+
+export interface WatchResult {
+  /** 0 done or stopped, 1 a delivery or the service failed, 2 invalid flags. */
+  code: 0 | 1 | 2;
+  /** Why it ended, for stderr, when not 0. */
+  message?: string;
+}
+
+function failed(error: unknown): WatchResult {
+  return { code: 1, message: describeError(error) };
+}
+
+/** Errors after which polling again cannot help: the user must act. */
+function isFatal(error: unknown): boolean {
+  return (
+    error instanceof DeliveryError ||
+    error instanceof AuthError ||
+    error instanceof ForbiddenError ||
+    error instanceof StateFileError ||
+    error instanceof ConfigError
+  );
+}
+
+export async function runWatcher(
+  options: WatchOptions,
+  deps: WatcherDeps,
+  signal: AbortSignal,
+): Promise<WatchResult> {
+  const { api, sink, log, status } = deps;
+  const retry = { maxAttempts: options.maxAttempts, random: deps.random, sleep: deps.sleep, log };
+  const pacer = new Pacer(defaultIntervalS(ASSUMED_DAILY_LIMIT) * 1000, deps.now());
+  let intervalKnown = options.once;
+  let state: WatchState;
+
+  const save = async (cursor: number, delivered: number) => {
+    state = {
+      ...state,
+      cursor,
+      delivered: state.delivered + delivered,
+      updatedAt: new Date(deps.now()).toISOString(),
+    };
+    await saveState(deps.statePath, state);
+    status.update({ cursor, delivered: state.delivered, callsLeft: api.rateLimit?.remaining });
+  };
+
+  const accept = async (page: FeedPage) => {
+    // The first answer told the tier: an interval it does not allow is refused before any delivery.
+    const refusal = settleInterval();
+    if (refusal) throw new ConfigError(refusal, '--interval', '--interval');
+    for (const item of page.items) {
+      const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
+      const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
+      await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
+    }
+    await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
+    // Only now, with every change of the page accepted, may the cursor move past them.
+    await save(page.cursor, page.items.length);
+  };
+
+  /** Once the first answer told the tier: the interval, or the refusal of one too small. */
+  const settleInterval = (): string | undefined => {
+    if (intervalKnown) return undefined;
+    const limit = api.rateLimit?.limit ?? null;
+    const choice = chooseInterval(options.intervalS, { limit, name: api.rateLimit?.tier ?? null });
+    if (!choice.ok) return `${choice.reason}; the smallest allowed is --interval ${choice.smallest}.`;
+    intervalKnown = true;
+    pacer.setInterval(choice.seconds * 1000);
+    log.info(`polling every ${choice.seconds} s: ${choice.reason}`);
+    return undefined;
+  };
+
+  try {
+    const saved = await readState(deps.statePath);
+    if (saved) {
+      state = saved;
+      log.info(`continuing after change time ${saved.cursor} (state ${deps.statePath})`);
+    } else {
+      state = { cursor: 0, service: deps.service, filters: options.filters, delivered: 0, updatedAt: '' };
+      let cursor = 0;
+      if (options.since === 'now') {
+        pacer.spent(1, deps.now());
+        cursor = await newestChangeTime(api, options.filters, signal);
+      } else {
+        cursor = options.since;
+      }
+      await save(cursor, 0);
+      log.info(`starting after change time ${cursor} (state ${deps.statePath})`);
+    }
+  } catch (error) {
+    if (signal.aborted) return { code: 0 };
+    return failed(error);
+  }
+
+  let failures = 0;
+  for (;;) {
+    const cycleStart = deps.now();
+    let calls = 0;
+    let waitUntil = 0;
+    try {
+      status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
+      await drainFeed({
+        api,
+        filters: options.filters,
+        cursor: state.cursor,
+        accept,
+        onCall: () => {
+          calls++;
+        },
+        signal,
+      });
+      failures = 0;
+      const refusal = settleInterval();
+      if (refusal) return { code: 2, message: refusal };
+      if (options.once) return { code: 0 };
+    } catch (error) {
+      if (signal.aborted) return { code: 0 };
+      if (error instanceof ConfigError) return { code: 2, message: error.message };
+      if (options.once || isFatal(error)) return failed(error);
+      failures++;
+      if (error instanceof RateLimitError && error.retryAt !== undefined) {
+        // Nothing goes out before the service said it may: the client also answers from memory.
+        waitUntil = error.retryAt;
+        const note = `rate limited: polling resumes at ${new Date(waitUntil).toISOString().slice(11, 19)} UTC`;
+        status.update({ note });
+        log.warn(`${note} (${describeError(error)})`);
+      } else {
+        waitUntil = deps.now() + outageDelayMs(failures, deps.random);
+        const seconds = Math.ceil((waitUntil - deps.now()) / 1000);
+        status.update({ note: `service unavailable, retrying in ${seconds} s` });
+        log.warn(`polling failed (${failures} in a row): ${describeError(error)} Retrying in ${seconds} s.`);
+      }
+    } finally {
+      pacer.spent(calls, cycleStart);
+    }
+    const nextPoll = Math.max(pacer.nextAt, waitUntil);
+    status.update({ nextPoll, callsLeft: api.rateLimit?.remaining });
+    try {
+      await deps.sleep(Math.max(0, nextPoll - deps.now()), signal);
+    } catch {
+      return { code: 0 };
+    }
+  }
+}
