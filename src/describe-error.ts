@@ -8,6 +8,7 @@ import {
   ApiError,
   AuthError,
   ConfigError,
+  DeliveryError,
   ForbiddenError,
   InvalidArgumentsError,
   NetworkError,
@@ -85,6 +86,8 @@ function rateLimitText(error: RateLimitError): string {
 
 export function describeError(error: unknown): string {
   if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
+  // A sink's own words already name the destination (never its secret parts) and the reason.
+  if (error instanceof DeliveryError) return error.message;
   if (error instanceof AbortedError) return 'Cancelled by the client.';
   if (error instanceof AuthError) {
     const said = error.serviceMessage ? ` The service said: "${error.serviceMessage}".` : '';

@@ -27,10 +27,15 @@ import { ConcurrencyLimiter, QueueTimeout } from './limiter.js';
 import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
 import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
 
-/** What the client sends: always a GET, never following redirects itself. */
+/**
+ * What a caller sends, never following redirects itself: the service client always a GET; the
+ * webhook sink a POST with a body.
+ */
 export interface RequestInitLike {
-  method: 'GET';
+  method: 'GET' | 'POST';
   headers: Record<string, string>;
+  /** The request body, sent as UTF-8 with its Content-Length; none for a GET. */
+  body?: string;
   redirect: 'manual';
   signal: AbortSignal;
 }

@@ -8,7 +8,8 @@
  *   its own chunk on the first request only. Its `request` rather than its `fetch`: fetch's WHATWG
  *   streams cost a quarter of a millisecond and much garbage per call.
  *
- * Neither follows redirects: the client decides (it sends `redirect: 'manual'`).
+ * Neither follows redirects: the client decides (it sends `redirect: 'manual'`). Both send a request
+ * body when one is given (the webhook sink's POST).
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
@@ -88,7 +89,9 @@ function directFetch(maxConnections: number): NetworkFetch {
           );
         });
         request.once('error', reject);
-        request.end();
+        // Given whole to end(), a body goes out with its Content-Length rather than chunked: some
+        // receivers and gateways refuse a chunked POST.
+        request.end(init.body);
       }),
     close: async () => {
       http.destroy();
@@ -114,6 +117,7 @@ function proxiedFetch(proxy: string, maxConnections: number): NetworkFetch {
       const { statusCode, headers, body } = await undici.request(url, {
         method: init.method,
         headers: init.headers,
+        body: init.body,
         signal: init.signal,
         dispatcher,
       });
