@@ -130,7 +130,7 @@ function addCallCommand(
 
 const WATCH_HELP = `
 Each change is one JSON line (stdout, --jsonl, --exec stdin) or one POST (--webhook):
-  {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>.<hash>","data":<the change>}
+  {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>","data":<the change>}
 Delivery is at least once, in feed order: the cursor in the state file moves past a change only
 after the sink accepted it. See docs/watch.md.
 
@@ -193,7 +193,11 @@ function addWatchCommand(
       const all = command.optsWithGlobals<Record<string, unknown>>();
       const config = resolveConfig(all as ConfigFlags, io.env, argv);
       const { parseWatchFlags } = await import('./watch/options.js');
-      const options = parseWatchFlags(all as WatchFlags, process.cwd(), config.secrets);
+      const options = parseWatchFlags(all as WatchFlags, {
+        cwd: process.cwd(),
+        env: io.env,
+        secrets: config.secrets,
+      });
       const { runWatch } = await import('./commands/watch.js');
       exit(await runWatch(config, io, options));
     });

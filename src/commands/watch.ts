@@ -10,11 +10,14 @@ import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
 import { createLogger } from '../log.js';
+import { createNetworkFetch } from '../net/fetch.js';
+import { chooseProxy } from '../net/proxy.js';
 import { createRuntime } from '../runtime.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
 import { stateFolder } from '../store/paths.js';
 import { redactSecrets } from '../text/redact.js';
 import { terminalSafe } from '../text/terminal.js';
+import { USER_AGENT } from '../version.js';
 import type { WatchOptions } from '../watch/options.js';
 import { createJsonlSink } from '../watch/sinks/jsonl.js';
 import type { Sink } from '../watch/sinks/sink.js';
@@ -44,13 +47,33 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function createSink(options: WatchOptions): Promise<Sink> {
+async function createSink(options: WatchOptions, config: Config): Promise<Sink> {
   const { sink } = options;
   switch (sink.kind) {
     case 'stdout':
       return createStdoutSink(process.stdout);
     case 'jsonl':
       return createJsonlSink(sink.path);
+    case 'webhook': {
+      const { createWebhookSink } = await import('../watch/sinks/webhook.js');
+      // The receiver is reached as the service is: the same proxy settings, NO_PROXY and CAs.
+      const network = createNetworkFetch(chooseProxy(sink.url, config.proxy).proxy, 2);
+      const webhook = createWebhookSink({
+        url: sink.url,
+        format: sink.format,
+        secret: sink.secret,
+        fetch: network.fetch,
+        timeoutMs: config.timeoutMs,
+        userAgent: USER_AGENT,
+      });
+      return {
+        ...webhook,
+        close: async () => {
+          await webhook.close();
+          await network.close();
+        },
+      };
+    }
     default:
       throw new Error(`the ${sink.kind} sink is not available yet`);
   }
@@ -76,7 +99,8 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   const status = createStatusLine(process.stderr);
   // A watcher is a long-running service: what it does is worth a line even at the default level.
   const level = config.sources.logLevel === undefined ? 'info' : config.logLevel;
-  const log = createLogger({ level, format: config.logFormat, secrets: config.secrets, write: status.write });
+  const secrets = [...config.secrets, ...(options.sink.kind === 'webhook' ? [options.sink.rawSecret] : [])];
+  const log = createLogger({ level, format: config.logFormat, secrets, write: status.write });
   for (const warning of config.warnings) log.warn(warning);
 
   const service = config.sandbox ? 'sandbox' : (config.baseUrl ?? '');
@@ -111,7 +135,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   const runtime = await createRuntime(config, log);
   let sink: Sink | undefined;
   try {
-    sink = await createSink(options);
+    sink = await createSink(options, config);
     log.info(`delivering to ${sink.label}${options.once ? ', once' : ''}`);
     const result = await runWatcher(
       options,

@@ -38,13 +38,13 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * `<event id>.<16 hex digits of SHA-256 over the event's canonical JSON>`. A receiver that
+ * `<event id>_<16 hex digits of SHA-256 over the event's canonical JSON>`. A receiver that
  * deduplicates on it drops a redelivery after a crash, but not a verification update or a new
  * price, which change the content.
  */
 export function deliveryIdOf(data: Readonly<Record<string, unknown>>, eventId: string): string {
   const hash = createHash('sha256').update(canonicalJson(data)).digest('hex').slice(0, 16);
-  return `${eventId}.${hash}`;
+  return `${eventId}_${hash}`;
 }
 
 export function createDelivery(

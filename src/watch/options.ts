@@ -8,6 +8,8 @@ import { EVENT_TYPES } from '../api/schemas.js';
 import { ConfigError } from '../errors.js';
 import type { FeedFilters } from '../feed/follower.js';
 import { echoValue } from '../text/redact.js';
+import { parseWebhookUrl } from './sinks/webhook.js';
+import { parseWebhookSecret, WEBHOOK_SECRET_ENV } from './webhook-signature.js';
 
 export interface WatchFlags {
   type?: string;
@@ -28,7 +30,15 @@ export type SinkChoice =
   | { kind: 'stdout' }
   | { kind: 'jsonl'; path: string }
   | { kind: 'exec'; command: string }
-  | { kind: 'webhook'; url: string; format: 'standard' | 'slack' }
+  | {
+      kind: 'webhook';
+      url: URL;
+      format: 'standard' | 'slack';
+      /** Required for the standard format; the slack format signs too when one is set. */
+      secret: Buffer | undefined;
+      /** As given, so that logs can hide it. */
+      rawSecret: string | undefined;
+    }
   | { kind: 'atom'; path: string };
 
 export interface WatchOptions {
@@ -105,7 +115,9 @@ function parsePath(raw: string | undefined, flag: string, cwd: string): string |
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
 }
 
-function chooseSink(flags: WatchFlags, cwd: string, shown: Shown): SinkChoice {
+type Env = Readonly<Record<string, string | undefined>>;
+
+function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): SinkChoice {
   const given = (['jsonl', 'exec', 'webhook', 'atom'] as const).filter((name) => flags[name] !== undefined);
   if (given.length > 1) {
     fail(
@@ -128,12 +140,22 @@ function chooseSink(flags: WatchFlags, cwd: string, shown: Shown): SinkChoice {
     if (format !== 'standard' && format !== 'slack') {
       fail('--webhook-format', `must be standard or slack; got ${shown(format)}.`);
     }
-    return { kind: 'webhook', url: flags.webhook, format };
+    const rawSecret = env[WEBHOOK_SECRET_ENV]?.trim() || undefined;
+    const secret = format === 'standard' || rawSecret ? parseWebhookSecret(rawSecret) : undefined;
+    return { kind: 'webhook', url: parseWebhookUrl(flags.webhook), format, secret, rawSecret };
   }
   return { kind: 'stdout' };
 }
 
-export function parseWatchFlags(flags: WatchFlags, cwd: string, secrets: readonly string[]): WatchOptions {
+export interface ParseContext {
+  cwd: string;
+  /** The environment, for MODEL_FEED_WEBHOOK_SECRET (the config layer reads no other). */
+  env: Env;
+  /** Values no message may quote: Config.secrets. */
+  secrets: readonly string[];
+}
+
+export function parseWatchFlags(flags: WatchFlags, { cwd, env, secrets }: ParseContext): WatchOptions {
   const shown: Shown = (raw) => `"${echoValue(raw, secrets)}"`;
   return {
     filters: { type: parseType(flags.type, shown), model: parseModel(flags.model, shown) },
@@ -155,6 +177,6 @@ export function parseWatchFlags(flags: WatchFlags, cwd: string, secrets: readonl
       flags.maxAttempts === undefined
         ? DEFAULT_MAX_ATTEMPTS
         : wholeNumber(flags.maxAttempts, '--max-attempts', 1, 1000, 'a whole number from 1 to 1000', shown),
-    sink: chooseSink(flags, cwd, shown),
+    sink: chooseSink(flags, cwd, env, shown),
   };
 }

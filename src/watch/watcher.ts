@@ -170,6 +170,11 @@ export async function runWatcher(
     } finally {
       pacer.spent(calls, cycleStart);
     }
+    // A failed call (a 429 among them) may have told the tier already.
+    if (api.rateLimit !== undefined) {
+      const refusal = settleInterval();
+      if (refusal) return { code: 2, message: refusal };
+    }
     const nextPoll = Math.max(pacer.nextAt, waitUntil);
     status.update({ nextPoll, callsLeft: api.rateLimit?.remaining });
     try {
