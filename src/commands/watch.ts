@@ -9,7 +9,7 @@ import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime } from '../runtime.js';
@@ -22,7 +22,7 @@ import type { WatchOptions } from '../watch/options.js';
 import { createJsonlSink } from '../watch/sinks/jsonl.js';
 import type { Sink } from '../watch/sinks/sink.js';
 import { createStdoutSink } from '../watch/sinks/stdout.js';
-import { defaultStatePath } from '../watch/state.js';
+import { defaultStatePath, feedHash } from '../watch/state.js';
 import { createStatusLine } from '../watch/status.js';
 import { runWatcher } from '../watch/watcher.js';
 
@@ -47,7 +47,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function createSink(options: WatchOptions, config: Config): Promise<Sink> {
+interface SinkContext {
+  config: Config;
+  env: CliIo['env'];
+  log: Logger;
+  /** Names this feed (base URL and filters), as the state file's name does: the Atom feed's id. */
+  feedHash: string;
+}
+
+async function createSink(options: WatchOptions, { config, env, log, feedHash }: SinkContext): Promise<Sink> {
   const { sink } = options;
   switch (sink.kind) {
     case 'stdout':
@@ -74,8 +82,24 @@ async function createSink(options: WatchOptions, config: Config): Promise<Sink> 
         },
       };
     }
-    default:
-      throw new Error(`the ${sink.kind} sink is not available yet`);
+    case 'exec': {
+      const { createExecSink } = await import('../watch/sinks/exec.js');
+      // The command's own output goes to stderr: stdout may be another sink's, and is never ours here.
+      return createExecSink({
+        command: sink.command,
+        timeoutMs: config.timeoutMs,
+        env,
+        output: (chunk) => void process.stderr.write(chunk),
+      });
+    }
+    case 'atom': {
+      const { createAtomSink } = await import('../watch/sinks/atom.js');
+      return createAtomSink({
+        path: sink.path,
+        feedId: `urn:model-feed:feed:${feedHash}`,
+        warn: (message) => log.warn(message),
+      });
+    }
   }
 }
 
@@ -135,7 +159,12 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   const runtime = await createRuntime(config, log);
   let sink: Sink | undefined;
   try {
-    sink = await createSink(options, config);
+    sink = await createSink(options, {
+      config,
+      env: io.env,
+      log,
+      feedHash: feedHash(service, options.filters),
+    });
     log.info(`delivering to ${sink.label}${options.once ? ', once' : ''}`);
     const result = await runWatcher(
       options,

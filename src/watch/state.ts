@@ -31,9 +31,13 @@ const MAX_STATE_BYTES = 64 * 1024;
 
 /** One file per base URL and filter set, so two watchers of different feeds never share a cursor. */
 export function defaultStatePath(folder: string, baseUrl: string, filters: FeedFilters): string {
+  return join(folder, `watch-${feedHash(baseUrl, filters)}.json`);
+}
+
+/** 16 hex digits naming a feed: the base URL and the filters, the model slug in any case. */
+export function feedHash(baseUrl: string, filters: FeedFilters): string {
   const identity = JSON.stringify([baseUrl, filters.type ?? null, filters.model?.toLowerCase() ?? null]);
-  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 16);
-  return join(folder, `watch-${hash}.json`);
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
 async function readBounded(path: string): Promise<string | undefined> {

@@ -1,0 +1,217 @@
+/**
+ * Each sink end to end: the built CLI against the sandbox, delivering into a real webhook receiver,
+ * a real shell command and a real file.
+ */
+
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ tier: 'pro' });
+});
+afterAll(() => sandbox.close());
+
+/** The `since` after which exactly the `count` newest changes lie. */
+async function sinceNewest(count: number): Promise<number> {
+  const response = await fetch(`${sandbox.url}/api/v1/changes?limit=${count + 1}`, {
+    headers: { authorization: `Bearer ${sandbox.key}` },
+  });
+  return ((await response.json()) as { nextCursor: number }).nextCursor;
+}
+
+/**
+ * A verifier written from the Standard Webhooks specification: the signature is the base64
+ * HMAC-SHA256, keyed with the base64-decoded part of `whsec_…`, of `{id}.{timestamp}.{body}`; the
+ * header lists `v1,<sig>` entries separated by spaces; the timestamp must be within 5 minutes.
+ */
+function verifyStandardWebhook(secret: string, headers: IncomingMessage['headers'], body: string): boolean {
+  const id = headers['webhook-id'];
+  const timestamp = headers['webhook-timestamp'];
+  const signatures = headers['webhook-signature'];
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
+  return signatures.split(' ').some((entry) => {
+    const [version, signature] = entry.split(',');
+    const given = Buffer.from(signature ?? '', 'base64');
+    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+interface Receiver {
+  url: string;
+  accepted: { id: string; body: string; verified: boolean }[];
+  requests: number;
+  close(): void;
+}
+
+async function receiver(
+  secret: string,
+  answer: (n: number, res: ServerResponse) => boolean,
+): Promise<Receiver> {
+  const state: Receiver = { url: '', accepted: [], requests: 0, close: () => {} };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on('end', () => {
+      state.requests++;
+      if (!answer(state.requests, res)) return;
+      const id = String(req.headers['webhook-id']);
+      state.accepted.push({ id, body, verified: verifyStandardWebhook(secret, req.headers, body) });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/model-feed`;
+  state.close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return state;
+}
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+describe('--webhook', () => {
+  it('rides out a 500, a hang past the timeout and a 429, then delivers each change exactly once, signed', async () => {
+    const secret = newSecret();
+    const hook = await receiver(secret, (n, res) => {
+      if (n === 1) res.writeHead(500).end('boom');
+      else if (n === 2)
+        return false; // hangs: never answered
+      else if (n === 3) res.writeHead(429, { 'retry-after': '1' }).end();
+      else return true;
+      return false;
+    });
+    try {
+      const since = await sinceNewest(4);
+      const expected = await feedIds(sandbox, since);
+      const run = await runWatch(
+        [
+          '--once',
+          '--since',
+          String(since),
+          '--state',
+          join(tempDir(), 's.json'),
+          '--webhook',
+          hook.url,
+          '--timeout',
+          '1000',
+        ],
+        watchEnv(sandbox, { MODEL_FEED_WEBHOOK_SECRET: secret }),
+        40_000,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('');
+      expect(hook.accepted.map((a) => JSON.parse(a.body).data.id)).toEqual(expected);
+      expect(hook.accepted.every((a) => a.verified)).toBe(true);
+      expect(new Set(hook.accepted.map((a) => a.id)).size).toBe(expected.length);
+      expect(hook.accepted.map((a) => a.id)).toEqual(hook.accepted.map((a) => JSON.parse(a.body).deliveryId));
+      expect(run.stderr).toContain('attempt 1 of 10');
+      expect(run.stderr).not.toContain(secret);
+      expect(run.stderr).not.toContain('/hooks/model-feed');
+    } finally {
+      hook.close();
+    }
+  }, 45_000);
+
+  it('a permanent failure (400) exits 1 and leaves the cursor where it was', async () => {
+    const secret = newSecret();
+    const hook = await receiver(secret, (_n, res) => {
+      res.writeHead(400).end('bad payload');
+      return false;
+    });
+    try {
+      const since = await sinceNewest(2);
+      const state = join(tempDir(), 's.json');
+      const run = await runWatch(
+        ['--once', '--since', String(since), '--state', state, '--webhook', hook.url],
+        watchEnv(sandbox, { MODEL_FEED_WEBHOOK_SECRET: secret }),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('400');
+      expect(hook.requests).toBe(1);
+      expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(since);
+    } finally {
+      hook.close();
+    }
+  });
+
+  it('refuses plain http to another host and a missing secret, with exit 2', async () => {
+    const remote = await runWatch(
+      ['--once', '--webhook', 'http://hooks.example.com/x'],
+      watchEnv(sandbox, { MODEL_FEED_WEBHOOK_SECRET: newSecret() }),
+    );
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toContain('https://');
+    const noSecret = await runWatch(
+      ['--once', '--webhook', 'https://hooks.example.com/x'],
+      watchEnv(sandbox),
+    );
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toContain('MODEL_FEED_WEBHOOK_SECRET');
+  });
+});
+
+describe('--exec', () => {
+  it('a command that fails is run again; every change reaches it once it succeeds', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'received.jsonl');
+    const script = join(dir, 'notify.sh');
+    writeFileSync(
+      script,
+      [
+        '#!/bin/sh',
+        // Fails on its first run only.
+        `if [ ! -f "${dir}/ran-once" ]; then touch "${dir}/ran-once"; exit 3; fi`,
+        `printf '%s %s %s %s\\n' "$MODEL_FEED_EVENT_ID" "$MODEL_FEED_EVENT_TYPE" "$MODEL_FEED_MODEL" "\${MODEL_FEED_API_KEY:-no-key}" >> "${dir}/env.txt"`,
+        `cat >> "${log}"`,
+      ].join('\n'),
+      { mode: 0o700 },
+    );
+    const since = await sinceNewest(3);
+    const expected = await feedIds(sandbox, since);
+    const run = await runWatch(
+      ['--once', '--since', String(since), '--state', join(dir, 's.json'), '--exec', script],
+      watchEnv(sandbox),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('exited with code 3');
+    const received = envelopes(readFileSync(log, 'utf8'));
+    expect(received.map((e) => e.data.id)).toEqual(expected);
+    const env = readFileSync(join(dir, 'env.txt'), 'utf8').trim().split('\n');
+    expect(env.map((line) => line.split(' ')[0])).toEqual(expected);
+    // The key is never handed to the user's command.
+    expect(env.every((line) => line.endsWith(' no-key'))).toBe(true);
+  });
+});
+
+describe('--atom', () => {
+  it('keeps a valid Atom feed with one entry per change', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'changes.atom');
+    const run = await runWatch(
+      ['--once', '--since', '0', '--state', join(dir, 's.json'), '--atom', file],
+      watchEnv(sandbox),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const xml = readFileSync(file, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const feed = new XMLParser({ ignoreAttributes: false }).parse(xml).feed;
+    const entries = [feed.entry].flat();
+    const ids = entries.map((entry: { id: string }) => entry.id);
+    expect(ids.length).toBe((await feedIds(sandbox)).length);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * The watch loop with a fake clock and an in-memory feed: a day of polls in a moment, the budget,
+ * and what happens to the cursor when a sink fails.
+ */
+
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
+import type { RateLimitInfo } from '../../src/api/rate-limit.js';
+import { ChangesPageSchema } from '../../src/api/schemas.js';
+import { DeliveryError } from '../../src/errors.js';
+import type { Delivery } from '../../src/feed/envelope.js';
+import {
+  chooseInterval,
+  DAY_S,
+  defaultIntervalS,
+  Pacer,
+  smallestIntervalS,
+} from '../../src/feed/schedule.js';
+import { silentLogger } from '../../src/log.js';
+import type { WatchOptions } from '../../src/watch/options.js';
+import type { Sink } from '../../src/watch/sinks/sink.js';
+import { runWatcher } from '../../src/watch/watcher.js';
+import { changeEvent } from '../fixtures.js';
+
+/** A feed of `count` changes with change times 1..count, answering like the service. */
+function memoryFeed(count: number, limit: number, tier = 'free') {
+  const entries = Array.from({ length: count }, (_, i) => ({
+    time: i + 1,
+    event: changeEvent({ id: `e${i + 1}`, title: `change ${i + 1}` }),
+  }));
+  const calls: ChangesQuery[] = [];
+  let rateLimit: RateLimitInfo | undefined;
+  const api: FeedApi = {
+    async readChanges(query) {
+      calls.push(query);
+      rateLimit = { limit, remaining: limit - calls.length, tier, observedAt: '' };
+      const since = query.since ?? 0;
+      const page = entries.filter((e) => e.time > since).slice(0, query.limit ?? 20);
+      const body = { items: page.map((e) => e.event), nextCursor: null, latest: page.at(-1)?.time ?? null };
+      return { page: ChangesPageSchema.parse(body), sent: body.items };
+    },
+    listChanges: async () => {
+      throw new Error('not used');
+    },
+    listModels: async () => {
+      throw new Error('not used');
+    },
+    getPriceHistory: async () => {
+      throw new Error('not used');
+    },
+    get rateLimit() {
+      return rateLimit;
+    },
+  };
+  return { api, calls, entries };
+}
+
+/** A clock that jumps on each sleep; the run stops (aborts) once it passes `horizonMs`. */
+function fakeClock(horizonMs: number) {
+  const controller = new AbortController();
+  let now = 1_000_000;
+  const start = now;
+  return {
+    signal: controller.signal,
+    now: () => now,
+    elapsed: () => now - start,
+    sleep: async (ms: number) => {
+      now += ms;
+      if (now - start >= horizonMs) {
+        controller.abort(new Error('horizon'));
+        throw new Error('horizon');
+      }
+    },
+  };
+}
+
+function memorySink(fail: (delivery: Delivery, attempt: number) => Error | undefined = () => undefined) {
+  const delivered: string[] = [];
+  const attempts = new Map<string, number>();
+  const sink: Sink = {
+    label: 'memory',
+    async deliver(delivery) {
+      const id = delivery.event.id;
+      const attempt = (attempts.get(id) ?? 0) + 1;
+      attempts.set(id, attempt);
+      const error = fail(delivery, attempt);
+      if (error) throw error;
+      delivered.push(id);
+    },
+    flush: async () => {},
+    close: async () => {},
+  };
+  return { sink, delivered, attempts };
+}
+
+function options(overrides: Partial<WatchOptions> = {}): WatchOptions {
+  return {
+    filters: {},
+    since: 0,
+    statePath: undefined,
+    intervalS: undefined,
+    once: false,
+    maxAttempts: 10,
+    sink: { kind: 'stdout' },
+    ...overrides,
+  };
+}
+
+const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
+const status = { update: () => {}, write: () => {}, stop: () => {} };
+
+describe('the polling budget', () => {
+  it('derives the interval from the tier: a quarter of the daily limit', () => {
+    expect(defaultIntervalS(1000)).toBe(346);
+    expect(defaultIntervalS(100_000)).toBe(4);
+    expect(smallestIntervalS(1000)).toBe(87);
+    expect(chooseInterval(60, { limit: 1000, name: 'free' })).toMatchObject({ ok: false, smallest: 87 });
+    expect(chooseInterval(87, { limit: 1000, name: 'free' })).toMatchObject({ ok: true, seconds: 87 });
+    // No limit header: the free tier's limit is assumed.
+    expect(chooseInterval(undefined, { limit: null, name: null })).toMatchObject({ ok: true, seconds: 346 });
+  });
+
+  it('a drain borrows from the following intervals', () => {
+    const pacer = new Pacer(1000, 0);
+    pacer.spent(5, 0);
+    expect(pacer.nextAt).toBe(5000);
+    pacer.spent(1, 5000);
+    expect(pacer.nextAt).toBe(6000);
+  });
+
+  it.each([
+    ['free', 1000, 0],
+    ['free, with a backlog of 30 pages', 1000, 3000],
+    ['pro', 100_000, 0],
+  ])('keeps a day of polls within a quarter of the limit (%s)', async (_name, limit, backlog) => {
+    const feed = memoryFeed(backlog, limit);
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const result = await runWatcher(
+      options(),
+      {
+        api: feed.api,
+        sink,
+        log: silentLogger,
+        status,
+        statePath: statePath(),
+        service: 'memory',
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0.5,
+      },
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toHaveLength(backlog);
+    expect(feed.calls.length).toBeLessThanOrEqual(limit / 4);
+    // …and it does poll all day, not stop early.
+    expect(feed.calls.length).toBeGreaterThanOrEqual(Math.floor(DAY_S / defaultIntervalS(limit)) - 2);
+  });
+});
+
+describe('delivery failures', () => {
+  it('retries a failed delivery, then gives up with exit 1 and the cursor before the change', async () => {
+    const feed = memoryFeed(250, 100_000, 'pro');
+    const clock = fakeClock(DAY_S * 1000);
+    // e150 never goes through; e120 fails twice and then succeeds.
+    const { sink, delivered, attempts } = memorySink((delivery, attempt) => {
+      if (delivery.event.id === 'e150') return new DeliveryError('receiver says no', false);
+      if (delivery.event.id === 'e120' && attempt <= 2) return new DeliveryError('busy', false, 5000);
+      return undefined;
+    });
+    const path = statePath();
+    const result = await runWatcher(
+      options({ maxAttempts: 4 }),
+      {
+        api: feed.api,
+        sink,
+        log: silentLogger,
+        status,
+        statePath: path,
+        service: 'memory',
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0,
+      },
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('e150');
+    expect(result.message).toContain('4 attempts');
+    expect(attempts.get('e150')).toBe(4);
+    expect(attempts.get('e120')).toBe(3);
+    // The first page (e1–e100) was accepted; the second stopped at e150, so the cursor stays at 100.
+    expect(delivered.slice(0, 149)).toEqual(Array.from({ length: 149 }, (_, i) => `e${i + 1}`));
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(100);
+  });
+
+  it('a permanent failure is not attempted again', async () => {
+    const feed = memoryFeed(3, 100_000, 'pro');
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, attempts } = memorySink((delivery) =>
+      delivery.event.id === 'e2' ? new DeliveryError('HTTP 404', true) : undefined,
+    );
+    const path = statePath();
+    const result = await runWatcher(
+      options(),
+      {
+        api: feed.api,
+        sink,
+        log: silentLogger,
+        status,
+        statePath: path,
+        service: 'memory',
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0,
+      },
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('permanent');
+    expect(attempts.get('e2')).toBe(1);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(0);
+  });
+});
