@@ -12,7 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { createLogger, type Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime, type Runtime } from '../runtime.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
 import { stateFolder } from '../store/paths.js';
 import { redactSecrets } from '../text/redact.js';
@@ -156,9 +156,10 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  const runtime = await createRuntime(config, log);
+  let runtime: Runtime | undefined;
   let sink: Sink | undefined;
   try {
+    runtime = await createRuntime(config, log);
     sink = await createSink(options, {
       config,
       env: io.env,
@@ -191,7 +192,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    await Promise.allSettled([sink?.close(), runtime.close()]);
+    await Promise.allSettled([sink?.close(), runtime?.close()]);
     await lock.release().catch(() => {});
   }
 }
