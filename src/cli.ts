@@ -248,7 +248,11 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       'interface to bind; anything but loopback exposes it to the network',
       '127.0.0.1',
     )
-    .action(async (flags: { port?: string; host?: string }) => {
+    .option(
+      '--live <seconds>',
+      'publish a new sample change every <seconds> s (up to 86400), so the feed grows',
+    )
+    .action(async (flags: { port?: string; host?: string; live?: string }) => {
       const { runSandbox } = await import('./commands/sandbox.js');
       exit(await runSandbox(flags, io));
     });

@@ -8,7 +8,12 @@ import { startSandbox } from '../sandbox/server.js';
 export interface SandboxFlags {
   port?: string | undefined;
   host?: string | undefined;
+  /** Seconds between two published changes; absent: the feed does not grow. */
+  live?: string | undefined;
 }
+
+/** A day: a longer interval would look like a sandbox that never publishes. */
+const MAX_LIVE_S = 86_400;
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined) return 0;
@@ -21,6 +26,22 @@ function parsePort(raw: string | undefined): number {
     );
   }
   return port;
+}
+
+/** `--live <seconds>` as milliseconds between publications; undefined when the flag is absent. */
+function parseLive(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  const seconds = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  // Below a millisecond would round to a timer of 0 ms.
+  if (!(seconds >= 0.001 && seconds <= MAX_LIVE_S)) {
+    throw new ConfigError(
+      `--live must be a number of seconds from 0.001 to ${MAX_LIVE_S}, e.g. --live 5; got "${raw}".`,
+      'live',
+      '--live',
+    );
+  }
+  return Math.round(seconds * 1000);
 }
 
 /** Why the socket could not be opened, as a mistake in the flags the user can fix. */
@@ -53,6 +74,7 @@ function listenError(error: unknown, port: number, host: string): unknown {
 /** Starts the sandbox and resolves once it has stopped (SIGINT or SIGTERM). */
 export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number> {
   const port = parsePort(flags.port);
+  const liveMs = parseLive(flags.live);
   const host = flags.host?.trim() || '127.0.0.1';
   const chosenKey = io.env.MODEL_FEED_API_KEY?.trim() || undefined;
   if (chosenKey !== undefined && !/^[\x21-\x7e]+$/.test(chosenKey)) {
@@ -65,6 +87,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
     port,
     host,
     key: chosenKey,
+    live: liveMs === undefined ? undefined : { everyMs: liveMs },
     log: (level, message) => {
       if (level !== 'debug') io.stderr(`sandbox ${level}: ${message}\n`);
     },
@@ -90,6 +113,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
       `  REST      ${sandbox.url}/api/v1/changes, /api/v1/models, /api/v1/models/{slug}/history`,
       `  MCP       POST ${sandbox.url}/api/mcp (Authorization: Bearer <key>)`,
       'Use it from the runner: MODEL_FEED_BASE_URL=<base URL> MODEL_FEED_API_KEY=<key> model-feed-mcp',
+      ...(liveMs === undefined ? [] : [`Publishing a new change every ${liveMs / 1000} s.`]),
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),

@@ -1,11 +1,22 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { oneLine } from '../text/terminal.js';
 import { filterCatalog } from './catalog.js';
 import type { Dataset } from './dataset.js';
-import { changeVerification, createFeed, type Feed, queryFeed } from './feed.js';
+import { queryFeed } from './feed.js';
 import { type AuthFailure, KeyStore } from './keys.js';
+import {
+  applyPublication,
+  generateChange,
+  initialLiveState,
+  LIVE_KINDS,
+  type LiveKind,
+  type LiveState,
+  publishBacklog,
+} from './live.js';
 import { parseChangesQuery, parseModelsQuery } from './params.js';
 import { DailyQuota, type QuotaDecision } from './quota.js';
 import { sendJson } from './reply.js';
+import type { ChangeEvent } from './types.js';
 
 /** Serves `POST /api/mcp` once authenticated; `key` is the caller's bearer key. */
 export type McpHandler = (req: IncomingMessage, res: ServerResponse, key: string) => Promise<void>;
@@ -29,6 +40,8 @@ export interface SandboxAppOptions {
   now: () => number;
   mcp?: McpHandler | undefined;
   log?: SandboxLog | undefined;
+  /** Seed of the changes `publish` and `publishMany` generate. @default 1 */
+  seed?: number | undefined;
 }
 
 export interface SandboxApp {
@@ -38,7 +51,14 @@ export interface SandboxApp {
   clearRequests(): void;
   readonly keys: KeyStore;
   setVerification(eventId: string, status: 'official' | 'rejected'): void;
+  /** Publishes one generated change now (live.ts) and logs it; returns the event as the feed holds it. */
+  publish(kind?: LiveKind): ChangeEvent;
+  /** Publishes `count` generated price changes at once: a backlog for a follower to drain. */
+  publishMany(count: number): void;
 }
+
+/** The most `publishMany` appends in one call: a bound on memory (about 1 KB an event). */
+export const MAX_PUBLISH_MANY = 1_000_000;
 
 /**
  * How much the request log keeps; past either limit the oldest entries go. The byte limit holds
@@ -178,10 +198,14 @@ function setRateLimitHeaders(res: ServerResponse, quota: QuotaDecision): void {
 /** The sandbox service as a request handler: auth, daily limit, routes. No sockets here. */
 export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
   const { dataset, now, mcp, log } = options;
+  const seed = options.seed ?? 1;
   const keys = new KeyStore();
   const quota = new DailyQuota();
   const requestLog = createRequestLog();
-  let feed: Feed = createFeed(dataset.events);
+  // Everything a request reads that can change: the feed, the catalog and price histories.
+  let state: LiveState = initialLiveState(dataset);
+  // Publications so far; each one's number goes into its event id.
+  let sequence = 0;
 
   function record(req: IncomingMessage, path: string, params: URLSearchParams): void {
     const query = queryRecord(params);
@@ -195,7 +219,7 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
     } catch {
       return errorReply(400, `Invalid model slug in the path: "${rawSlug}" is not valid percent-encoding.`);
     }
-    const found = dataset.histories.get(slug);
+    const found = state.histories.get(slug);
     if (found !== undefined) return { status: 200, body: found };
     const hint = 'the slug is the catalog id with every "/" replaced by "_", e.g. openai_gpt-4o';
     return errorReply(404, `Model "${slug}" is not in the catalog (${hint}).`);
@@ -213,12 +237,14 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
     switch (target.name) {
       case 'changes': {
         const query = parseChangesQuery(params);
-        return query.ok ? { status: 200, body: queryFeed(feed, query.value) } : errorReply(400, query.error);
+        return query.ok
+          ? { status: 200, body: queryFeed(state.feed, query.value) }
+          : errorReply(400, query.error);
       }
       case 'models': {
         const filter = parseModelsQuery(params);
         if (!filter.ok) return errorReply(400, filter.error);
-        const items = filterCatalog(dataset.catalog, filter.value);
+        const items = filterCatalog(state.catalog, filter.value);
         return { status: 200, body: { items, total: items.length } };
       }
       case 'history':
@@ -281,7 +307,39 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
     clearRequests: () => requestLog.clear(),
     keys,
     setVerification: (eventId, status) => {
-      feed = changeVerification(feed, eventId, status, Math.floor(now() / 1000));
+      const publication = { kind: 'verification', eventId, status } as const;
+      state = applyPublication(state, publication, Math.floor(now() / 1000)).state;
+    },
+    publish: (kind) => {
+      if (kind !== undefined && !LIVE_KINDS.includes(kind)) {
+        throw new Error(`unknown kind of change "${String(kind)}"; expected ${LIVE_KINDS.join('|')}`);
+      }
+      const nowMs = now();
+      const publication = generateChange(dataset, state, { seed, sequence: sequence + 1, nowMs, kind });
+      const published = applyPublication(state, publication, Math.floor(nowMs / 1000));
+      sequence += 1;
+      state = published.state;
+      const { id, title } = published.event;
+      const outcome = publication.kind === 'verification' ? ` (now ${publication.status})` : '';
+      log?.('info', `published ${publication.kind} ${id}: ${oneLine(title)}${outcome}`);
+      return published.event;
+    },
+    publishMany: (count) => {
+      if (!(Number.isSafeInteger(count) && count >= 0 && count <= MAX_PUBLISH_MANY)) {
+        throw new RangeError(
+          `publishMany: count must be a whole number from 0 to ${MAX_PUBLISH_MANY}; got ${count}`,
+        );
+      }
+      if (count === 0) return;
+      const backlog = publishBacklog(dataset, state, {
+        seed,
+        firstSequence: sequence + 1,
+        count,
+        nowMs: now(),
+      });
+      sequence += count;
+      state = backlog.state;
+      log?.('info', `published ${count} price_change events at once`);
     },
   };
 }

@@ -4,11 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { createSandboxApp, type McpHandler, type RecordedRequest, type SandboxLog } from './app.js';
 import { buildDataset } from './dataset.js';
 import type { Tier } from './keys.js';
+import type { LiveKind } from './live.js';
 import { createMcpEndpoint } from './mcp-endpoint.js';
 import { loadBundledData } from './raw-data.js';
+import type { ChangeEvent } from './types.js';
 
 export type { McpHandler, RecordedRequest, SandboxLog } from './app.js';
 export type { Tier } from './keys.js';
+export type { LiveKind } from './live.js';
 
 export interface SandboxOptions {
   /** TCP port; 0 picks a free one. @default 0 */
@@ -25,6 +28,10 @@ export interface SandboxOptions {
   mcp?: McpHandler;
   /** Diagnostics. Never console.log: in server mode stdout is the MCP channel. */
   log?: SandboxLog;
+  /** Seed of the changes `publish`, `publishMany` and live mode generate: the same seed, the same changes. @default 1 */
+  seed?: number;
+  /** Live mode from the start: a new change every `everyMs`, as `startLive(everyMs)` does. @default off */
+  live?: { everyMs: number };
 }
 
 export interface Sandbox {
@@ -39,8 +46,26 @@ export interface Sandbox {
   revokeKey(key: string): void;
   /** Moves a pending change event to official or rejected; it gets a new change time. */
   setVerification(eventId: string, status: 'official' | 'rejected'): void;
-  /** Stops listening and closes idle keep-alive connections; resolves once every connection is gone. */
+  /**
+   * Publishes one realistic change now: a price change of a catalog model, the verification of a
+   * pending event, or a new model (`kind`, or drawn). It gets a fresh change time; logged at info.
+   */
+  publish(kind?: LiveKind): ChangeEvent;
+  /** Appends `count` generated price changes at once (10,000 take milliseconds): a backlog to drain. */
+  publishMany(count: number): void;
+  /** Publishes a change every `everyMs` (a timer that keeps no process alive); returns its stop. */
+  startLive(everyMs: number): () => void;
+  /** Stops live mode and listening, closes idle keep-alive connections; resolves once every connection is gone. */
   close(): Promise<void>;
+}
+
+/** The longest interval a Node timer keeps (about 24.8 days); longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function checkInterval(everyMs: number): void {
+  if (!(Number.isFinite(everyMs) && everyMs >= 1 && everyMs <= MAX_TIMER_MS)) {
+    throw new RangeError(`live mode: everyMs must be from 1 to ${MAX_TIMER_MS}; got ${everyMs}`);
+  }
 }
 
 // In-flight requests get this long to finish on close before their sockets are cut.
@@ -77,6 +102,8 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 /** Starts the sandbox service on `host:port` with the bundled data set. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  // Checked before the socket opens, so a bad interval leaves nothing listening.
+  if (options.live !== undefined) checkInterval(options.live.everyMs);
   const key = options.key ?? generateKey();
   let url = '';
   const app = createSandboxApp({
@@ -84,6 +111,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     now: options.now ?? Date.now,
     mcp: options.mcp ?? createMcpEndpoint(() => url),
     log: options.log,
+    seed: options.seed,
   });
   app.keys.add(key, options.tier ?? 'free');
   const server = createServer(app.handle);
@@ -92,7 +120,33 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   options.log?.('info', `listening on ${url}`);
 
   let closing: Promise<void> | undefined;
+  const liveTimers = new Set<NodeJS.Timeout>();
+  const startLive = (everyMs: number): (() => void) => {
+    checkInterval(everyMs);
+    if (closing !== undefined) throw new Error('startLive: the sandbox is closed');
+    const timer = setInterval(() => {
+      try {
+        app.publish();
+      } catch (error) {
+        // A throw in a timer would end the process that hosts the sandbox.
+        options.log?.(
+          'warn',
+          `live publication failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }, everyMs);
+    timer.unref();
+    liveTimers.add(timer);
+    return () => {
+      clearInterval(timer);
+      liveTimers.delete(timer);
+    };
+  };
+  if (options.live !== undefined) startLive(options.live.everyMs);
+
   const close = (): Promise<void> => {
+    for (const timer of liveTimers) clearInterval(timer);
+    liveTimers.clear();
     closing ??= new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeIdleConnections();
@@ -111,6 +165,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     addKey: (extraKey, tier) => app.keys.add(extraKey, tier),
     revokeKey: (revokedKey) => app.keys.revoke(revokedKey),
     setVerification: (eventId, status) => app.setVerification(eventId, status),
+    publish: (kind) => app.publish(kind),
+    publishMany: (count) => app.publishMany(count),
+    startLive,
     close,
   };
 }

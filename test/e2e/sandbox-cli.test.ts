@@ -13,8 +13,8 @@ import {
 } from './harness.js';
 
 /** `model-feed-mcp sandbox`, running until the test stops it; resolves once it printed its address. */
-async function startSandboxCli(env = scrubbedEnv()) {
-  const raw = spawnRaw(env, ['sandbox', '--port', '0']);
+async function startSandboxCli(env = scrubbedEnv(), args: string[] = []) {
+  const raw = spawnRaw(env, ['sandbox', '--port', '0', ...args]);
   const deadline = performance.now() + 10_000;
   while (!/Press Ctrl\+C/.test(raw.stdout())) {
     if (performance.now() > deadline) throw new Error(`sandbox did not start: ${raw.stderr()}`);
@@ -112,6 +112,49 @@ describe('model-feed-mcp sandbox', () => {
     expect(out.stderr.trim().split('\n')).toHaveLength(1);
     expect(out.stderr).toContain('--port must be a whole number from 0 to 65535');
   });
+
+  it('--live 1 publishes a new change every second: the feed grows for a since-poller', async () => {
+    const live = await startSandboxCli(scrubbedEnv(), ['--live', '1']);
+    try {
+      expect(live.raw.stdout()).toContain('Publishing a new change every 1 s.');
+      const headers = { authorization: `Bearer ${live.key}` };
+      const first = (await (await fetch(`${live.url}/api/v1/changes?limit=1`, { headers })).json()) as {
+        latest: number;
+      };
+      const arrived: { id: string; title: string }[] = [];
+      let since = first.latest;
+      // Bounded: two publications take about 2 s; 15 s covers a slow machine.
+      const deadline = performance.now() + 15_000;
+      while (arrived.length < 2 && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        const res = await fetch(`${live.url}/api/v1/changes?since=${since}`, { headers });
+        expect(res.status).toBe(200);
+        const page = (await res.json()) as { items: { id: string; title: string }[]; latest: number | null };
+        arrived.push(...page.items);
+        since = page.latest ?? since;
+      }
+      expect(arrived.length).toBeGreaterThanOrEqual(2);
+      const [firstArrived] = arrived;
+      expect(live.raw.stderr()).toMatch(/^sandbox info: published (price_change|verification|new_model) /m);
+      expect(live.raw.stderr()).toContain(`${firstArrived?.id}: ${firstArrived?.title}`);
+    } finally {
+      live.raw.child.kill('SIGINT');
+      const { code } = await live.raw.exited;
+      expect(code).toBe(0);
+    }
+  });
+
+  it.each([['0'], ['abc'], ['86401'], ['-1']])(
+    'refuses --live %s with one line and exit code 2',
+    async (value) => {
+      const out = await run(['sandbox', '--port', '0', '--live', value]);
+      expect(out.code).toBe(2);
+      expect(out.stderr.trim().split('\n')).toHaveLength(1);
+      expect(out.stderr).toContain(
+        `--live must be a number of seconds from 0.001 to 86400, e.g. --live 5; got "${value}".`,
+      );
+    },
+  );
 });
 
 describe('--sandbox: every tool with no key and no network', () => {

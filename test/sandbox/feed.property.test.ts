@@ -7,6 +7,7 @@ import {
   type Feed,
   type FeedEntry,
   type FeedQuery,
+  publishChange,
   queryFeed,
 } from '../../src/sandbox/feed.js';
 import { EVENT_TYPES } from '../../src/sandbox/types.js';
@@ -174,6 +175,35 @@ describe('feed invariants (property-based)', () => {
           expect(queryFeed(feed, { ...filter, since, before }).items.map((item) => item.id)).toEqual(
             expected,
           );
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('(e) published events keep change times unique and reach a caught-up poller exactly once, in order', () => {
+    fc.assert(
+      fc.property(
+        feedArb,
+        filterArb,
+        fc.array(fc.record({ offset: fc.integer({ min: -5, max: 400 }), slug: fc.constantFrom(...SLUGS) }), {
+          maxLength: 30,
+        }),
+        fc.integer({ min: BASE - 10, max: BASE + 400 }),
+        (feed, filter, specs, nowSec) => {
+          const { latest } = poll(feed, filter);
+          let current = feed;
+          const published = specs.map((spec, index) =>
+            makeEvent({
+              id: `published-${index}`,
+              detectedAtSec: nowSec + Math.min(0, spec.offset),
+              slug: spec.slug,
+            }),
+          );
+          for (const event of published) current = publishChange(current, event, nowSec);
+          expectUniqueChangeTimesNotBeforeDetection(current);
+          const expected = matching(current.slice(feed.length), filter).map((entry) => entry.event.id);
+          expect(poll(current, filter, latest).ids).toEqual(expected);
         },
       ),
       { numRuns: NUM_RUNS },

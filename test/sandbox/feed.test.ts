@@ -6,6 +6,8 @@ import {
   detectedAtSeconds,
   type Feed,
   type FeedQuery,
+  publishChange,
+  publishChanges,
   queryFeed,
 } from '../../src/sandbox/feed.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
@@ -122,6 +124,27 @@ describe('changeVerification', () => {
   it('refuses unknown ids and items that are not pending', () => {
     expect(() => changeVerification(small, 'nope', 'official', 0)).toThrow(/no change event/);
     expect(() => changeVerification(small, 'a', 'rejected', 0)).toThrow(/only pending/);
+  });
+});
+
+describe('publishChange', () => {
+  it('appends with max(floor(now), newest change time + 1), never before detectedAt', () => {
+    const late = publishChange(small, makeEvent({ id: 'f', detectedAtSec: 4000 }), 5000.7);
+    expect(late.at(-1)).toMatchObject({ changeTime: 5000, event: { id: 'f' } });
+    const burst = publishChange(late, makeEvent({ id: 'g', detectedAtSec: 5000 }), 5000.2);
+    expect(burst.at(-1)).toMatchObject({ changeTime: 5001, event: { id: 'g' } });
+    const early = publishChange(small, makeEvent({ id: 'h', detectedAtSec: 3000 }), 0);
+    expect(early.at(-1)?.changeTime).toBe(3000);
+    expect(small).toHaveLength(5);
+  });
+
+  it('publishChanges gives a batch the times one-by-one publishing would, and a caught-up poller all of it', () => {
+    const events = ['p', 'q', 'r'].map((id) => makeEvent({ id, detectedAtSec: 2000 }));
+    const oneByOne = events.reduce((feed, event) => publishChange(feed, event, 2000), small);
+    expect(publishChanges(small, events, 2000)).toEqual(oneByOne);
+    expect(oneByOne.slice(-3).map((entry) => entry.changeTime)).toEqual([2001, 2002, 2003]);
+    const { latest } = pollAll(small, { limit: 2 });
+    expect(pollAll(oneByOne, { limit: 2 }, latest).ids).toEqual(['p', 'q', 'r']);
   });
 });
 
