@@ -42,10 +42,14 @@ const stateFile = () => join(mkdtempSync(join(tmpdir(), 'mf-bench-watch-')), 'st
 function drainOnce(sandbox) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(node, ['--require', rssHook, bin, 'watch', '--once', '--since', '0', '--state', stateFile()], {
-      env: env(sandbox),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      node,
+      ['--require', rssHook, bin, 'watch', '--once', '--since', '0', '--state', stateFile()],
+      {
+        env: env(sandbox),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let lines = 0;
     let first;
     let last;
@@ -106,13 +110,18 @@ async function latency(sandbox) {
 
 console.log(`\n## watch (${node === process.execPath ? 'this Node' : node}, ${process.version})\n`);
 const backlog = await startSandbox({ tier: 'pro' });
-const existing = (await (await fetch(`${backlog.url}/api/v1/changes?since=0&limit=100`, {
-  headers: { authorization: `Bearer ${backlog.key}` },
-})).json()).items.length;
+const existing = (
+  await (
+    await fetch(`${backlog.url}/api/v1/changes?since=0&limit=100`, {
+      headers: { authorization: `Bearer ${backlog.key}` },
+    })
+  ).json()
+).items.length;
 backlog.publishMany(BACKLOG - existing);
 const drains = [];
 for (let i = 0; i < RUNS; i++) drains.push(await drainOnce(backlog));
-if (drains.some((d) => d.lines !== BACKLOG)) throw new Error(`a drain delivered ${drains.map((d) => d.lines)} lines`);
+if (drains.some((d) => d.lines !== BACKLOG))
+  throw new Error(`a drain delivered ${drains.map((d) => d.lines)} lines`);
 await backlog.close();
 
 const live = await startSandbox({ tier: 'pro' });
@@ -122,9 +131,15 @@ await live.close();
 const rate = (d) => (d.lines / d.total) * 1000;
 console.log('| figure | median | target |');
 console.log('|---|---|---|');
-console.log(`| drain ${BACKLOG} changes to stdout, spawn to exit | ${median(drains.map((d) => d.total)).toFixed(0)} ms | |`);
+console.log(
+  `| drain ${BACKLOG} changes to stdout, spawn to exit | ${median(drains.map((d) => d.total)).toFixed(0)} ms | |`,
+);
 console.log(`| changes per second, spawn to exit | ${median(drains.map(rate)).toFixed(0)} /s | ≥ 5,000 /s |`);
-console.log(`| changes per second, first line to last | ${median(drains.map((d) => (d.lines / d.delivering) * 1000)).toFixed(0)} /s | |`);
+console.log(
+  `| changes per second, first line to last | ${median(drains.map((d) => (d.lines / d.delivering) * 1000)).toFixed(0)} /s | |`,
+);
 console.log(`| peak RSS of the drain | ${median(drains.map((d) => d.rss)).toFixed(1)} MB | ≤ 80 MB |`);
-console.log(`| published → on stdout, --interval 1 (${samples.length} changes) | ${median(samples).toFixed(0)} ms (max ${Math.max(...samples).toFixed(0)}) | ≤ 1,050 ms |`);
+console.log(
+  `| published → on stdout, --interval 1 (${samples.length} changes) | ${median(samples).toFixed(0)} ms (max ${Math.max(...samples).toFixed(0)}) | ≤ 1,050 ms |`,
+);
 console.log(`\n${RUNS} drains; latency samples published at a random phase against the poll.`);

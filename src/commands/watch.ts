@@ -26,6 +26,8 @@ import { defaultStatePath, feedHash } from '../watch/state.js';
 import { createStatusLine } from '../watch/status.js';
 import { runWatcher } from '../watch/watcher.js';
 
+const SANDBOX_LIVE_MS = 5000;
+
 /** After SIGINT or SIGTERM the watcher stops within this long, whatever a sink is doing. */
 const SHUTDOWN_DEADLINE_MS = 1800;
 
@@ -159,7 +161,15 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   let runtime: Runtime | undefined;
   let sink: Sink | undefined;
   try {
-    runtime = await createRuntime(config, log);
+    // The in-process sandbox publishes a change every few seconds, on the pro tier so the default
+    // interval (4 s) shows them as they come: a newcomer sees the watcher work within a minute.
+    runtime = await createRuntime(
+      config,
+      log,
+      config.sandbox ? { tier: 'pro', live: { everyMs: SANDBOX_LIVE_MS } } : undefined,
+    );
+    if (config.sandbox)
+      log.info(`sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s`);
     sink = await createSink(options, {
       config,
       env: io.env,
