@@ -4,14 +4,15 @@
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
+import { spawnRaw } from './harness.js';
+import { envelopes, eventually, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -194,6 +195,35 @@ describe('--exec', () => {
     expect(env.map((line) => line.split(' ')[0])).toEqual(expected);
     // The key is never handed to the user's command.
     expect(env.every((line) => line.endsWith(' no-key'))).toBe(true);
+  });
+});
+
+describe('shutdown', () => {
+  it('SIGTERM abandons a delivery in progress, kills the command, keeps the cursor, and exits within 2 s', async () => {
+    const dir = tempDir();
+    const state = join(dir, 's.json');
+    const since = await sinceNewest(2);
+    const watcher = spawnRaw(watchEnv(sandbox), [
+      'watch',
+      '--since',
+      String(since),
+      '--state',
+      state,
+      '--exec',
+      `echo $$ > "${dir}/pid"; exec sleep 30`,
+    ]);
+    await eventually(
+      () => existsSync(join(dir, 'pid')) && readFileSync(join(dir, 'pid'), 'utf8').endsWith('\n'),
+      'the command to start',
+    );
+    const pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
+    const before = performance.now();
+    watcher.child.kill('SIGTERM');
+    const exit = await watcher.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.at - before).toBeLessThan(2000);
+    expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(since);
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 });
 

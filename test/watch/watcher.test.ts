@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import type { RateLimitInfo } from '../../src/api/rate-limit.js';
 import { ChangesPageSchema } from '../../src/api/schemas.js';
-import { DeliveryError } from '../../src/errors.js';
+import { AuthError, DeliveryError, NetworkError } from '../../src/errors.js';
 import type { Delivery } from '../../src/feed/envelope.js';
 import {
   chooseInterval,
@@ -224,5 +224,81 @@ describe('delivery failures', () => {
     expect(result.message).toContain('permanent');
     expect(attempts.get('e2')).toBe(1);
     expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(0);
+  });
+});
+
+describe('the service side', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 3, proxy: undefined };
+
+  it('rides out an outage of hours with capped backoff, then resumes from the cursor', async () => {
+    const feed = memoryFeed(5, 100_000, 'pro');
+    const clock = fakeClock(DAY_S * 1000);
+    const outage = { from: 1, until: 1 + 3 * 3600_000 };
+    const read = feed.api.readChanges.bind(feed.api);
+    const gaps: number[] = [];
+    let last = 0;
+    feed.api.readChanges = async (query, signal) => {
+      gaps.push(clock.elapsed() - last);
+      last = clock.elapsed();
+      if (clock.elapsed() >= outage.from && clock.elapsed() < outage.until) {
+        throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
+      }
+      // Two more changes appear during the outage.
+      if (clock.elapsed() >= outage.until && feed.calls.length > 0) feed.api.readChanges = read;
+      return read(query, signal);
+    };
+    const { sink, delivered } = memorySink();
+    const path = statePath();
+    let sawRecovery = false;
+    const result = await runWatcher(
+      options({ since: 0 }),
+      {
+        api: feed.api,
+        sink,
+        log: silentLogger,
+        status,
+        statePath: path,
+        service: 'memory',
+        now: clock.now,
+        sleep: async (ms) => {
+          await clock.sleep(ms);
+          if (clock.elapsed() > outage.until + 600_000) sawRecovery = true;
+        },
+        random: () => 1,
+      },
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(sawRecovery).toBe(true);
+    expect(delivered).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
+    // Backoff is capped at 5 minutes: no wait during the outage was longer.
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(300_000);
+    // …and it did not hammer the service either: about one call per interval or backoff step.
+    expect(gaps.filter((gap) => gap < 4000).length).toBeLessThanOrEqual(2);
+  });
+
+  it('a rejected key stops the watcher with exit 1 and the usual message', async () => {
+    const feed = memoryFeed(5, 1000);
+    feed.api.readChanges = async () => {
+      throw new AuthError(401, 'Invalid API key', facts, undefined);
+    };
+    const clock = fakeClock(DAY_S * 1000);
+    const result = await runWatcher(
+      options({ since: 0 }),
+      {
+        api: feed.api,
+        sink: memorySink().sink,
+        log: silentLogger,
+        status,
+        statePath: statePath(),
+        service: 'memory',
+        now: clock.now,
+        sleep: clock.sleep,
+        random: () => 0.5,
+      },
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/rejected/i);
   });
 });
