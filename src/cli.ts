@@ -32,6 +32,8 @@ Environment:
   ${ENV.cacheTtl}  cache lifetime of catalog reads in s, 0 = off (default ${DEFAULTS.cacheTtlS})
   ${ENV.logLevel}    ${LOG_LEVELS.join('|')} (default ${DEFAULTS.logLevel}); logs go to stderr
   ${ENV.logFormat}   ${LOG_FORMATS.join('|')} (default ${DEFAULTS.logFormat})
+  ${ENV.diskCache}   0 turns off the cache shared by this user's processes (default on)
+  ${ENV.staleMaxAge}  oldest cached answer given while the service is down, s (default ${DEFAULTS.staleMaxAgeS})
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings, either case (default: none)
   NODE_EXTRA_CA_CERTS    extra CA certificates (PEM), added to the default roots
   Flags win over environment variables.
@@ -63,6 +65,14 @@ function addConfigOptions(command: Command): Command {
     .option(
       '--proxy <url>',
       'proxy for the service, overrides HTTPS_PROXY/HTTP_PROXY (NO_PROXY still applies)',
+    )
+    .option(
+      '--no-disk-cache',
+      `do not share catalog answers and 429s with other processes on disk (env ${ENV.diskCache}=0)`,
+    )
+    .option(
+      '--stale-max-age <s>',
+      `oldest cached catalog answer given while the service is down, 0 = never (env ${ENV.staleMaxAge}, default ${DEFAULTS.staleMaxAgeS})`,
     )
     .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
 }

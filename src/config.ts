@@ -8,8 +8,10 @@
  * variable, and the message must not print the key it was handed.
  */
 
+import { homedir } from 'node:os';
 import { ConfigError } from './errors.js';
 import { isLoopbackHost } from './net/loopback.js';
+import { cacheFolder } from './store/paths.js';
 import { echoValue, secretShapedTokens, secretValues } from './text/redact.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -24,6 +26,8 @@ export const ENV = {
   cacheTtl: 'MODEL_FEED_CACHE_TTL_S',
   logLevel: 'MODEL_FEED_LOG_LEVEL',
   logFormat: 'MODEL_FEED_LOG_FORMAT',
+  diskCache: 'MODEL_FEED_DISK_CACHE',
+  staleMaxAge: 'MODEL_FEED_STALE_MAX_AGE_S',
 } as const;
 
 export const DEFAULTS = {
@@ -31,6 +35,8 @@ export const DEFAULTS = {
   cacheTtlS: 60,
   logLevel: 'warn' as LogLevel,
   logFormat: 'text' as LogFormat,
+  /** A week: an answer that old still beats none while the service is down, and says its age. */
+  staleMaxAgeS: 7 * 86_400,
 };
 
 /** Proxy settings as found; which one applies to a URL is decided by `chooseProxy`. */
@@ -56,6 +62,18 @@ export interface Config {
   readonly timeoutMs: number;
   /** `MODEL_FEED_CACHE_TTL_S` / `--cache-ttl`: lifetime of cached catalog reads; 0 = off. @default 60 */
   readonly cacheTtlS: number;
+  /**
+   * `MODEL_FEED_DISK_CACHE` (0 = off) / `--no-disk-cache`: catalog answers and the last 429 shared
+   * by the user's processes through files in `cacheFolder`. Off with `--sandbox`. @default on
+   */
+  readonly diskCache: boolean;
+  /** The user's cache folder for this package (XDG_CACHE_HOME, ~/Library/Caches, %LOCALAPPDATA%). */
+  readonly cacheFolder: string;
+  /**
+   * `MODEL_FEED_STALE_MAX_AGE_S` / `--stale-max-age <s>`: the oldest cached catalog answer given
+   * while the service is down; 0 = never. @default 604800 (7 days)
+   */
+  readonly staleMaxAgeS: number;
   /** `MODEL_FEED_LOG_LEVEL` / `--log-level`: stderr verbosity. @default warn */
   readonly logLevel: LogLevel;
   /** `MODEL_FEED_LOG_FORMAT` / `--log-format`: plain lines or JSON lines on stderr. @default text */
@@ -95,6 +113,9 @@ export interface ConfigFlags {
   logFormat?: string | undefined;
   proxy?: string | undefined;
   sandbox?: boolean | undefined;
+  /** false with `--no-disk-cache`. */
+  diskCache?: boolean | undefined;
+  staleMaxAge?: string | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -352,6 +373,18 @@ function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined
   return secretValues([apiKey, env[ENV.apiKey]?.trim(), ...shaped]);
 }
 
+/** `MODEL_FEED_DISK_CACHE`: 0/false/off turn the shared disk cache off; 1/true/on or unset keep it. */
+function diskCacheSetting(env: Env, secrets: Secrets): boolean {
+  const value = envValue(env, ENV.diskCache)?.toLowerCase();
+  if (value === undefined || ['1', 'true', 'on', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'off', 'no'].includes(value)) return false;
+  throw new ConfigError(
+    `${ENV.diskCache} must be 0 (off) or 1 (on); got "${echoValue(value, secrets)}".`,
+    ENV.diskCache,
+    '--no-disk-cache',
+  );
+}
+
 export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly string[] = []): Config {
   const key = checkApiKey(env);
   const secrets = collectSecrets(flags, env, key.apiKey);
@@ -421,6 +454,14 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     noProxy: envEitherCase(env, 'NO_PROXY'),
   };
 
+  const staleMaxAgeS = integerSetting(
+    pick(flags.staleMaxAge, '--stale-max-age', env, ENV.staleMaxAge),
+    DEFAULTS.staleMaxAgeS,
+    { min: 0, max: 365 * 86_400, unit: 'seconds' },
+    ENV.staleMaxAge,
+    '--stale-max-age',
+    secrets,
+  );
   const sandbox = flags.sandbox === true;
   const base = checkBaseUrl(
     from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl)),
@@ -434,6 +475,9 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     setupError: sandbox ? undefined : (base.error ?? key.error),
     timeoutMs,
     cacheTtlS,
+    diskCache: !sandbox && flags.diskCache !== false && diskCacheSetting(env, secrets),
+    cacheFolder: cacheFolder({ env, platform: process.platform, home: homedir() }),
+    staleMaxAgeS,
     logLevel,
     logFormat,
     proxy: Object.freeze(proxy),

@@ -128,3 +128,15 @@ export function describeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return `Internal error in model-feed-mcp: ${message}. Please report it.`;
 }
+
+/** Why an older copy answers instead of the service, as the end of "From the local cache, 3 h old: …". */
+export function unavailableReason(error: unknown): string {
+  if (error instanceof NetworkError) return `the service is unreachable (${error.code})`;
+  if (error instanceof TimeoutError) return `the service did not answer within ${error.timeoutMs} ms`;
+  if (error instanceof RateLimitError) {
+    const when = error.retryAt === undefined ? '' : `, calls resume at ${isoSeconds(error.retryAt)}`;
+    return `the daily limit is reached${when}`;
+  }
+  if (error instanceof ServerError) return `the service answered HTTP ${error.status}`;
+  return 'the service could not be asked';
+}

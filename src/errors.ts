@@ -174,3 +174,16 @@ export class DeliveryError extends ModelFeedError {
     super(message);
   }
 }
+
+/**
+ * The service could not be asked, or could not answer: the failures after which a catalog read may
+ * be answered from an older copy (never the change feed).
+ */
+export function isServiceUnavailable(error: unknown): boolean {
+  return (
+    error instanceof NetworkError ||
+    error instanceof TimeoutError ||
+    error instanceof ServerError ||
+    error instanceof RateLimitError
+  );
+}

@@ -8,6 +8,7 @@ import type { Logger } from './log.js';
 import { createNetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
 import type { Sandbox, SandboxOptions } from './sandbox/server.js';
+import { DiskCache } from './store/disk-cache.js';
 import { displayUrl } from './text/redact.js';
 import { USER_AGENT } from './version.js';
 
@@ -61,6 +62,14 @@ export async function createRuntime(
   const proxyChoice = chooseProxy(new URL(baseUrl), config.proxy);
   log.debug('route to the service', { baseUrl, route: proxyChoice.reason });
   const network = createNetworkFetch(proxyChoice.proxy, MAX_CONCURRENT_REQUESTS);
+  const diskCache = config.diskCache
+    ? new DiskCache({
+        folder: config.cacheFolder,
+        baseUrl,
+        apiKey,
+        note: (message) => log.debug(message),
+      })
+    : undefined;
   const api = createApiClient({
     baseUrl,
     apiKey,
@@ -69,6 +78,8 @@ export async function createRuntime(
     userAgent: USER_AGENT,
     timeoutMs: config.timeoutMs,
     cacheTtlMs: config.cacheTtlS * 1000,
+    diskCache,
+    staleMaxAgeMs: config.staleMaxAgeS * 1000,
     proxyLabel: proxyChoice.proxy ? (displayUrl(proxyChoice.proxy) ?? 'the proxy') : undefined,
     log,
   });

@@ -13,10 +13,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { FeedApi } from './api/client.js';
+import type { FeedApi, StaleInfo } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
 import { describeError } from './describe-error.js';
-import { AbortedError, ModelFeedError } from './errors.js';
+import { AbortedError, isServiceUnavailable, ModelFeedError } from './errors.js';
 import type { Logger } from './log.js';
 import { redactSecrets } from './text/redact.js';
 import { parseArguments } from './tools/arguments.js';
@@ -27,6 +27,7 @@ import type { ToolDefinition } from './tools/tool.js';
 export const SERVER_NAME = 'model-feed-mcp';
 export const RATE_LIMIT_META_KEY = 'modelFeed/rateLimit';
 export const SAMPLE_DATA_META_KEY = 'modelFeed/sampleData';
+export const STALE_META_KEY = 'modelFeed/stale';
 export const SAMPLE_DATA_NOTE = 'Sample data from the built-in sandbox, not the live service.';
 
 export const INSTRUCTIONS =
@@ -84,13 +85,27 @@ export function listTools(): Tool[] {
   return [...compiledTools().values()].map((tool) => tool.listing);
 }
 
-function resultMeta(deps: ServerDeps): Record<string, unknown> | undefined {
+function resultMeta(deps: ServerDeps, stale?: StaleInfo): Record<string, unknown> | undefined {
   const rateLimit = deps.api.rateLimit;
-  if (!rateLimit && !deps.sampleData) return undefined;
+  if (!rateLimit && !deps.sampleData && !stale) return undefined;
   return {
     ...(rateLimit && { [RATE_LIMIT_META_KEY]: rateLimit }),
     ...(deps.sampleData && { [SAMPLE_DATA_META_KEY]: true }),
+    ...(stale && { [STALE_META_KEY]: stale }),
   };
+}
+
+/** "3 h", "12 min": how old a copy is, in the largest unit that fits. */
+export function age(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}
+
+/** The first line of an answer given from a stored copy. */
+export function staleLine(stale: StaleInfo): string {
+  return `From the local cache, ${age(stale.ageSeconds)} old: ${stale.reason}.`;
 }
 
 function withNotes(text: string, deps: ServerDeps): string {
@@ -121,19 +136,28 @@ export async function callTool(
     );
   }
   const started = performance.now();
+  // The oldest copy that stood in for the service during this call, if any did.
+  let stale: StaleInfo | undefined;
+  const onStale = (info: StaleInfo) => {
+    if (!stale || info.ageSeconds > stale.ageSeconds) stale = info;
+  };
   try {
     const args = parseArguments(name, tool.definition.input, tool.inputSchema, rawArguments);
-    const outcome = await tool.definition.run(args, { api: deps.api, signal });
+    const outcome = await tool.definition.run(args, { api: deps.api, signal, onStale });
     deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
-    const meta = resultMeta(deps);
+    const meta = resultMeta(deps, stale);
+    const text = stale ? `${staleLine(stale)}\n${outcome.text}` : outcome.text;
     return {
-      content: [{ type: 'text', text: redactSecrets(withNotes(outcome.text, deps), deps.secrets ?? []) }],
+      content: [{ type: 'text', text: redactSecrets(withNotes(text, deps), deps.secrets ?? []) }],
       structuredContent: outcome.structured,
       ...(meta && { _meta: meta }),
     };
   } catch (error) {
     if (signal.aborted || error instanceof AbortedError) throw new AbortedError();
-    const text = redactSecrets(describeError(error), deps.secrets ?? []);
+    const note = tool.definition.unavailableNote;
+    const described =
+      note && isServiceUnavailable(error) ? `${describeError(error)} ${note}` : describeError(error);
+    const text = redactSecrets(described, deps.secrets ?? []);
     if (error instanceof ModelFeedError) deps.log.info('tool error', { tool: name, error: text });
     else
       deps.log.error('tool failed unexpectedly', {

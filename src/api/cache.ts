@@ -15,6 +15,8 @@ import { AbortedError } from '../errors.js';
 export interface Sized<T> {
   value: T;
   bytes: number;
+  /** When it stops being fresh (epoch ms), if not `ttlMs` from now: an answer another process stored earlier. */
+  expires?: number;
 }
 
 /** @default for `maxBytes`: a catalog answer is tens of KB, so this holds thousands of them. */
@@ -54,7 +56,7 @@ export class ReadCache {
       if (hit) this.remove(key);
     }
     const loaded = await this.join(key, load, signal);
-    if (ttlMs > 0) this.store(key, loaded, ttlMs);
+    if (ttlMs > 0) this.store(key, loaded, loaded.expires ?? this.now() + ttlMs);
     return loaded.value;
   }
 
@@ -65,10 +67,10 @@ export class ReadCache {
     this.storedBytes -= entry.bytes;
   }
 
-  private store(key: string, { value, bytes }: Sized<unknown>, ttlMs: number): void {
+  private store(key: string, { value, bytes }: Sized<unknown>, expires: number): void {
     this.remove(key);
-    if (bytes > this.maxBytes) return;
-    this.entries.set(key, { value, bytes, expires: this.now() + ttlMs });
+    if (bytes > this.maxBytes || expires <= this.now()) return;
+    this.entries.set(key, { value, bytes, expires });
     this.storedBytes += bytes;
     // Map iteration is insertion order: the first key is the oldest entry.
     for (const oldest of this.entries.keys()) {

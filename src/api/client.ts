@@ -5,7 +5,15 @@
  */
 
 import type { z } from 'zod';
-import { type ModelFeedError, UnexpectedResponseError } from '../errors.js';
+import { unavailableReason } from '../describe-error.js';
+import {
+  isServiceUnavailable,
+  type ModelFeedError,
+  RateLimitError,
+  type RequestFacts,
+  UnexpectedResponseError,
+} from '../errors.js';
+import type { DiskCache } from '../store/disk-cache.js';
 import { ReadCache } from './cache.js';
 import { HttpClient, type HttpOptions, type Query } from './http.js';
 import { parseBody } from './parse-body.js';
@@ -40,15 +48,28 @@ export interface ChangesRead {
   sent: readonly Readonly<Record<string, unknown>>[];
 }
 
+/** An answer that came from an older copy because the service could not give one. */
+export interface StaleInfo {
+  ageSeconds: number;
+  /** Why, e.g. "the service is unreachable (ECONNREFUSED)". */
+  reason: string;
+}
+
+/** Told when a catalog read was answered from an older copy. */
+export type StaleNote = (info: StaleInfo) => void;
+
 export interface FeedApi {
   /** `GET /api/v1/changes`: never cached. */
   listChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesPage>;
   /** The same request, with the items as sent beside the parsed page. */
   readChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesRead>;
-  /** `GET /api/v1/models`: cached for the TTL per filter set. */
-  listModels(query: ModelsQuery, signal?: AbortSignal): Promise<ModelsPage>;
-  /** `GET /api/v1/models/{slug}/history` for a catalog id: cached for the TTL. */
-  getPriceHistory(modelId: string, signal?: AbortSignal): Promise<PriceHistory>;
+  /**
+   * `GET /api/v1/models`: cached for the TTL per filter set. When the service is down, an older
+   * copy may answer; `onStale` is then told how old it is and why.
+   */
+  listModels(query: ModelsQuery, signal?: AbortSignal, onStale?: StaleNote): Promise<ModelsPage>;
+  /** `GET /api/v1/models/{slug}/history` for a catalog id: cached as listModels is. */
+  getPriceHistory(modelId: string, signal?: AbortSignal, onStale?: StaleNote): Promise<PriceHistory>;
   /** The rate-limit state as the service last reported it. */
   readonly rateLimit: RateLimitInfo | undefined;
 }
@@ -58,6 +79,16 @@ export interface ApiClientOptions extends HttpOptions {
   cacheTtlMs: number;
   /** Bound of the read cache; an entry counts twice the length of its body. @default 32 MiB */
   cacheMaxBytes?: number;
+  /** The cache shared by the user's processes: catalog answers and the last 429. @default none */
+  diskCache?: DiskCache;
+  /** The oldest stored copy a catalog read may answer with when the service is down; 0 = none. */
+  staleMaxAgeMs?: number;
+}
+
+/** What a read resolves to inside the caches: the value, and whether an older copy stood in. */
+interface Loaded<R> {
+  data: R;
+  stale?: StaleInfo;
 }
 
 /**
@@ -90,6 +121,37 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
   const http = new HttpClient(options);
   const cache = new ReadCache(options.now, options.cacheMaxBytes);
 
+  const now = options.now ?? Date.now;
+  const disk = options.diskCache;
+  const staleMaxAgeMs = options.staleMaxAgeMs ?? 0;
+
+  /** A 429 another process saw is honoured here too: no request before its `retry-after`. */
+  async function throwIfLimitShared(path: string): Promise<void> {
+    const shared = await disk?.readLimit();
+    if (!shared) return;
+    const facts: RequestFacts = {
+      method: 'GET',
+      path,
+      host: new URL(options.baseUrl).host,
+      attempts: 0,
+      proxy: undefined,
+    };
+    const left = Math.max(1, Math.ceil((shared.retryAt - now()) / 1000));
+    throw new RateLimitError(shared.serviceMessage, facts, shared.rateLimit, left, now(), true);
+  }
+
+  async function parse<S extends z.ZodType>(schema: S, body: unknown, status: number, facts: RequestFacts) {
+    const parsed = await parseBody(schema, body);
+    if (!parsed.ok) throw new UnexpectedResponseError(`${parsed.where}: ${parsed.message}`, status, facts);
+    return parsed.data as z.infer<S>;
+  }
+
+  /** A stored answer that passes the same checks as one from the network; undefined if it does not. */
+  async function parseStored<S extends z.ZodType>(schema: S, body: unknown): Promise<z.infer<S> | undefined> {
+    const parsed = await parseBody(schema, body);
+    return parsed.ok ? (parsed.data as z.infer<S>) : undefined;
+  }
+
   async function get<S extends z.ZodType, R = z.infer<S>>(
     path: string,
     query: Query,
@@ -97,27 +159,63 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     ttlMs: number,
     signal: AbortSignal | undefined,
     result: (parsed: z.infer<S>, body: unknown) => R = (parsed) => parsed as R,
+    onStale?: StaleNote,
   ): Promise<R> {
-    return cache.read(
-      cacheKey(path, query),
+    const key = cacheKey(path, query);
+    // Only catalog reads (ttl > 0) touch the disk: the change feed is never answered from a copy.
+    const cached = ttlMs > 0 && disk !== undefined;
+    const loaded = await cache.read<Loaded<R>>(
+      key,
       ttlMs,
       async (shared) => {
-        const response = await http.getJson(path, query, shared);
-        const parsed = await parseBody(schema, response.body);
-        if (!parsed.ok) {
-          throw new UnexpectedResponseError(
-            `${parsed.where}: ${parsed.message}`,
-            response.status,
-            response.facts,
-          );
+        const stored = cached ? await disk.read(key) : undefined;
+        if (stored && now() - stored.storedAt < ttlMs) {
+          const data = await parseStored(schema, stored.body);
+          if (data !== undefined) {
+            return {
+              value: { data: result(data, stored.body) },
+              bytes: stored.bytes * CACHE_BYTES_PER_BODY_BYTE,
+              expires: stored.storedAt + ttlMs,
+            };
+          }
         }
+        let response: Awaited<ReturnType<HttpClient['getJson']>>;
+        try {
+          await throwIfLimitShared(key);
+          response = await http.getJson(path, query, shared);
+        } catch (error) {
+          if (error instanceof RateLimitError && !error.fromMemory && error.retryAt !== undefined) {
+            await disk?.writeLimit({
+              retryAt: error.retryAt,
+              serviceMessage: error.serviceMessage,
+              rateLimit: error.rateLimit,
+            });
+          }
+          const age = stored ? now() - stored.storedAt : Number.POSITIVE_INFINITY;
+          if (stored && isServiceUnavailable(error) && age <= staleMaxAgeMs) {
+            const data = await parseStored(schema, stored.body);
+            if (data !== undefined) {
+              const stale = {
+                ageSeconds: Math.max(0, Math.floor(age / 1000)),
+                reason: unavailableReason(error),
+              };
+              // Kept out of the memory cache (expired at once): the next call asks the service again.
+              return { value: { data: result(data, stored.body), stale }, bytes: 0, expires: 0 };
+            }
+          }
+          throw error;
+        }
+        const data = await parse(schema, response.body, response.status, response.facts);
+        if (cached) await disk.write(key, response.body);
         return {
-          value: result(parsed.data as z.infer<S>, response.body),
+          value: { data: result(data, response.body) },
           bytes: response.bytes * CACHE_BYTES_PER_BODY_BYTE,
         };
       },
       signal,
     );
+    if (loaded.stale) onStale?.(loaded.stale);
+    return loaded.data;
   }
 
   const changesQuery = (query: ChangesQuery): Query => ({
@@ -137,21 +235,25 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         sent: (body as { items: Record<string, unknown>[] }).items,
       })),
     listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
-    listModels: (query, signal) =>
+    listModels: (query, signal, onStale) =>
       get(
         '/api/v1/models',
         { vendor: query.vendor, maxInputPrice: query.maxInputPrice, minContext: query.minContext },
         ModelsPageSchema,
         options.cacheTtlMs,
         signal,
+        undefined,
+        onStale,
       ),
-    getPriceHistory: (modelId, signal) =>
+    getPriceHistory: (modelId, signal, onStale) =>
       get(
         `/api/v1/models/${historySlug(modelId)}/history`,
         {},
         PriceHistorySchema,
         options.cacheTtlMs,
         signal,
+        undefined,
+        onStale,
       ),
     get rateLimit() {
       return http.rateLimit;

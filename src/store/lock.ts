@@ -4,7 +4,8 @@
  * is named in the refusal, so the user knows what to stop.
  */
 
-import { link, open, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, open, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { ensureFolder, FILE_MODE } from './atomic-file.js';
@@ -54,7 +55,7 @@ async function readHolder(path: string): Promise<LockHolder | undefined | 'missi
       return { pid: value.pid as number, host: value.host, startedAt: String(value.startedAt ?? '') };
     }
   } catch {
-    // Not ours, or cut short by a crash while it was written: judged below as unreadable.
+    // Not a lock this code wrote (ours are created whole): judged below as stale.
   }
   return undefined;
 }
@@ -75,29 +76,28 @@ function isStale(holder: LockHolder | undefined, self: string): boolean {
   return holder.host === self && !processAlive(holder.pid);
 }
 
-const UNREADABLE_GRACE_MS = 5000;
-
-async function ageMs(path: string): Promise<number> {
-  try {
-    return Date.now() - (await stat(path)).mtimeMs;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
-}
-
+/**
+ * Creates the lock with its content in one step: written to a temp file, then hard-linked to the
+ * lock's name, which fails if the name exists. A lock file is never seen empty or half written, even
+ * after a kill -9 in the middle, so an unreadable one is never a lock in the making.
+ */
 async function createExclusive(path: string, content: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    const handle = await open(path, 'wx', FILE_MODE);
+    const handle = await open(temp, 'wx', FILE_MODE);
     try {
       await handle.writeFile(content);
       await handle.sync();
     } finally {
       await handle.close();
     }
+    await link(temp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
+  } finally {
+    await rm(temp, { force: true });
   }
 }
 
@@ -147,9 +147,6 @@ export async function acquireLock(path: string, now: () => Date = () => new Date
     }
     const holder = await readHolder(path);
     if (holder === 'missing') continue;
-    // An unreadable lock may be one another process is writing this very moment: only an old one is stale.
-    if (holder === undefined && (await ageMs(path)) < UNREADABLE_GRACE_MS)
-      throw new LockedError(path, undefined);
     if (!isStale(holder, self)) throw new LockedError(path, holder);
     if ((await takeOver(path, holder)) === 'lost') {
       throw new LockedError(path, (await readHolder(path).catch(() => undefined)) as LockHolder | undefined);

@@ -18,6 +18,8 @@ export const listModelChanges = defineTool({
     limit: z.number().int().min(1).max(100).optional().describe('Items per answer (default 20).'),
   }),
   output: ChangesOutput,
+  unavailableNote:
+    'The change feed needs the service: it is never answered from a cached copy, which could hide changes.',
   async run(args, { api, signal }) {
     // Forwarded unchanged: the service owns paging, order and defaults.
     const page = await api.listChanges(args, signal);

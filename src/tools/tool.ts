@@ -1,12 +1,14 @@
 /** The shape of one tool module: everything a tool is, beside the handler that runs it. */
 
 import type { z } from 'zod';
-import type { FeedApi } from '../api/client.js';
+import type { FeedApi, StaleNote } from '../api/client.js';
 
 export interface ToolContext {
   api: FeedApi;
   /** Aborts when the client cancels the call; passed to every upstream request. */
   signal: AbortSignal;
+  /** Passed to catalog reads: told when an older copy answered because the service is down. */
+  onStale: StaleNote;
 }
 
 export interface ToolOutcome {
@@ -25,6 +27,8 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   input: Input;
   output: z.ZodType;
   run(args: z.output<Input>, context: ToolContext): Promise<ToolOutcome>;
+  /** Added to the error text when the service is unavailable, e.g. why no cached copy can stand in. */
+  unavailableNote?: string;
 }
 
 /** Keeps each tool's `run` typed by its own input schema. */

@@ -4,7 +4,9 @@
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,9 +22,15 @@ if (!existsSync(fileURLToPath(new URL('../../dist/index.cjs', import.meta.url)))
   );
 }
 
-/** Only what the test names, plus PATH. */
+/**
+ * Only what the test names, plus PATH, and a cache folder of its own: the processes of a test share
+ * a disk cache only when the test hands them the same XDG_CACHE_HOME.
+ */
 export function scrubbedEnv(vars: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'mf-cache-')),
+  };
   for (const [name, value] of Object.entries(vars)) if (value !== undefined) env[name] = value;
   return env;
 }

@@ -1,0 +1,169 @@
+/**
+ * One cache for every runner process of the user: catalog answers and the last 429, as files in the
+ * user's cache folder. Claude Desktop, Cursor and Claude Code each start their own runner; with this
+ * they share what one of them fetched, and no process asks before a 429's `retry-after`.
+ *
+ * - Entries are keyed by base URL and a hash of the key: two keys or services never share one. File
+ *   names are hashes: they hold neither the key nor the query.
+ * - Files are written atomically, user-only; the folder is user-only and must be this user's.
+ * - The folder is bounded in bytes (5 MB by default): the oldest files go first.
+ * - A corrupt, foreign or unreadable file is ignored and removed, never fatal: it is only a cache.
+ */
+
+import { createHash } from 'node:crypto';
+import { chmod, lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RateLimitInfo } from '../api/rate-limit.js';
+import { ensureFolder, writeFileAtomic } from './atomic-file.js';
+
+export const DEFAULT_DISK_CACHE_BYTES = 5 * 1024 * 1024;
+const VERSION = 1;
+const OUR_FILE = /^[0-9a-f]{16}-[0-9a-z]+\.json$/;
+
+export interface DiskEntry {
+  /** The answer's body, as parsed JSON: checked again by the caller like any answer. */
+  body: unknown;
+  /** When it was fetched (epoch ms). */
+  storedAt: number;
+  /** Length of the stored file: what the memory cache counts it as. */
+  bytes: number;
+}
+
+/** A 429 as the processes of this key share it. */
+export interface SharedLimit {
+  /** When calls may resume (epoch ms). */
+  retryAt: number;
+  serviceMessage: string | undefined;
+  rateLimit: RateLimitInfo | undefined;
+}
+
+export interface DiskCacheOptions {
+  folder: string;
+  baseUrl: string;
+  apiKey: string;
+  /** @default 5 MB */
+  maxBytes?: number;
+  now?: () => number;
+  /** Why the cache was turned off or a file dropped: a debug log line. */
+  note?: (message: string) => void;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export class DiskCache {
+  private readonly namespace: string;
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  private ready: Promise<boolean> | undefined;
+
+  constructor(private readonly options: DiskCacheOptions) {
+    // The key only through its own hash, so the namespace cannot be turned back into it.
+    this.namespace = sha256(JSON.stringify([options.baseUrl, sha256(options.apiKey)])).slice(0, 16);
+    this.maxBytes = options.maxBytes ?? DEFAULT_DISK_CACHE_BYTES;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The folder exists, is a folder of this user's, and is user-only; else the cache stays off. */
+  private prepare(): Promise<boolean> {
+    this.ready ??= (async () => {
+      const { folder } = this.options;
+      try {
+        await ensureFolder(folder);
+        const info = await lstat(folder);
+        const uid = process.getuid?.();
+        if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) {
+          this.options.note?.(`disk cache off: ${folder} is not a folder of this user's`);
+          return false;
+        }
+        if (uid !== undefined && (info.mode & 0o077) !== 0) await chmod(folder, 0o700);
+        return true;
+      } catch (error) {
+        this.options.note?.(`disk cache off: ${(error as Error).message}`);
+        return false;
+      }
+    })();
+    return this.ready;
+  }
+
+  private file(name: string): string {
+    return join(this.options.folder, `${this.namespace}-${name}.json`);
+  }
+
+  private async readRecord(path: string): Promise<(Record<string, unknown> & { bytes: number }) | undefined> {
+    if (!(await this.prepare())) return undefined;
+    try {
+      const info = await stat(path);
+      if (info.size > this.maxBytes) throw new Error('larger than the whole cache');
+      const text = await readFile(path, 'utf8');
+      const record = JSON.parse(text) as Record<string, unknown>;
+      if (record?.v !== VERSION) throw new Error('not a cache file of this version');
+      return { ...record, bytes: text.length };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
+      await rm(path, { force: true }).catch(() => {});
+      return undefined;
+    }
+  }
+
+  /** The stored answer for `key` (path and query), whatever its age; undefined when none. */
+  async read(key: string): Promise<DiskEntry | undefined> {
+    const record = await this.readRecord(this.file(sha256(key).slice(0, 24)));
+    if (!record || record.key !== key || typeof record.storedAt !== 'number' || !('body' in record)) {
+      return undefined;
+    }
+    return { body: record.body, storedAt: record.storedAt, bytes: record.bytes };
+  }
+
+  /** Stores an answer; failures are noted, never thrown: the answer itself was fine. */
+  async write(key: string, body: unknown): Promise<void> {
+    await this.writeRecord(sha256(key).slice(0, 24), { v: VERSION, key, storedAt: this.now(), body });
+  }
+
+  async readLimit(): Promise<SharedLimit | undefined> {
+    const record = await this.readRecord(this.file('429'));
+    if (!record || typeof record.retryAt !== 'number' || record.retryAt <= this.now()) return undefined;
+    return {
+      retryAt: record.retryAt,
+      serviceMessage: typeof record.serviceMessage === 'string' ? record.serviceMessage : undefined,
+      rateLimit: (record.rateLimit ?? undefined) as RateLimitInfo | undefined,
+    };
+  }
+
+  async writeLimit(limit: SharedLimit): Promise<void> {
+    await this.writeRecord('429', { v: VERSION, ...limit });
+  }
+
+  private async writeRecord(name: string, record: Record<string, unknown>): Promise<void> {
+    if (!(await this.prepare())) return;
+    const text = JSON.stringify(record);
+    if (text.length > this.maxBytes) return;
+    try {
+      await writeFileAtomic(this.file(name), text);
+      await this.evict();
+    } catch (error) {
+      this.options.note?.(`disk cache: could not write: ${(error as Error).message}`);
+    }
+  }
+
+  /** Oldest files first, until the folder holds at most `maxBytes`; other processes may race: fine. */
+  private async evict(): Promise<void> {
+    const { folder } = this.options;
+    const names = (await readdir(folder)).filter((name) => OUR_FILE.test(name));
+    const files = (
+      await Promise.all(
+        names.map(async (name) => {
+          const info = await stat(join(folder, name)).catch(() => undefined);
+          return info ? { path: join(folder, name), size: info.size, mtime: info.mtimeMs } : undefined;
+        }),
+      )
+    ).filter((file) => file !== undefined);
+    let total = files.reduce((sum, file) => sum + file.size, 0);
+    files.sort((a, b) => a.mtime - b.mtime);
+    for (const file of files) {
+      if (total <= this.maxBytes) break;
+      await rm(file.path, { force: true }).catch(() => {});
+      total -= file.size;
+    }
+  }
+}
