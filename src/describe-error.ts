@@ -16,6 +16,7 @@ import {
   RateLimitError,
   type RequestFacts,
   ServerError,
+  StateFileError,
   TimeoutError,
   UnexpectedResponseError,
 } from './errors.js';
@@ -86,6 +87,7 @@ function rateLimitText(error: RateLimitError): string {
 
 export function describeError(error: unknown): string {
   if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
+  if (error instanceof StateFileError) return `The watch state file is unusable: ${error.message}.`;
   // A sink's own words already name the destination (never its secret parts) and the reason.
   if (error instanceof DeliveryError) return error.message;
   if (error instanceof AbortedError) return 'Cancelled by the client.';

@@ -175,6 +175,11 @@ export class DeliveryError extends ModelFeedError {
   }
 }
 
+/** The watch state file cannot be read or written: the watcher stops rather than guess a cursor. */
+export class StateFileError extends ModelFeedError {
+  override name = 'StateFileError';
+}
+
 /**
  * The service could not be asked, or could not answer: the failures after which a catalog read may
  * be answered from an older copy (never the change feed).

@@ -112,7 +112,8 @@ function lockMessage(error: LockedError, statePath: string): string {
     : 'another process';
   return (
     `another watcher is following this feed: ${who} holds ${error.path}. ` +
-    `Stop it first, or give this one its own --state file (the default for this feed is ${statePath}).`
+    `Stop it first, or give this one its own --state file (the default for this feed is ${statePath}). ` +
+    `If that watcher is no longer running (on another machine or container, say), delete ${error.path}.`
   );
 }
 
@@ -122,7 +123,11 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     io.stderr(`${print(describeError(config.setupError))}\n`);
     return EXIT.usage;
   }
-  const status = createStatusLine(process.stderr);
+  // When the changes themselves go to the same terminal, a status line would run into them.
+  const sharesTerminal = options.sink.kind === 'stdout' && process.stdout.isTTY === true;
+  const status = createStatusLine(
+    sharesTerminal ? { isTTY: false, write: (t) => process.stderr.write(t) } : process.stderr,
+  );
   // A watcher is a long-running service: what it does is worth a line even at the default level.
   const level = config.sources.logLevel === undefined ? 'info' : config.logLevel;
   const secrets = [...config.secrets, ...(options.sink.kind === 'webhook' ? [options.sink.rawSecret] : [])];

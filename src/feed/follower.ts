@@ -86,14 +86,17 @@ export interface DrainOptions {
   signal: AbortSignal;
 }
 
-/** Reads and hands over pages until one is not full; resolves with the new cursor. */
-export async function drainFeed(options: DrainOptions): Promise<number> {
+/**
+ * Reads and hands over pages until one is not full. Bounded: each page moves the cursor strictly
+ * forward (readPageAfter refuses one that does not), and the feed is finite.
+ */
+export async function drainFeed(options: DrainOptions): Promise<void> {
   let cursor = options.cursor;
   for (;;) {
     options.onCall?.();
     const page = await readPageAfter(options.api, cursor, options.filters, options.signal);
     if (page.items.length > 0) await options.accept(page);
     cursor = page.cursor;
-    if (!page.full) return cursor;
+    if (!page.full) return;
   }
 }

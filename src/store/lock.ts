@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import { dirname } from 'node:path';
 import { ensureFolder, FILE_MODE } from './atomic-file.js';
 
@@ -70,10 +70,22 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** When this machine last booted (epoch ms): a lock written before it belongs to a process now gone. */
+function bootTime(): number {
+  return Date.now() - uptime() * 1000;
+}
+
 function isStale(holder: LockHolder | undefined, self: string): boolean {
-  // A lock from another machine (a shared home folder) cannot be judged from here: never taken.
+  // Not a lock this code wrote (ours are created whole): nobody holds it.
   if (holder === undefined) return true;
-  return holder.host === self && !processAlive(holder.pid);
+  // A lock from another machine (a shared home folder) cannot be judged from here: never taken.
+  if (holder.host !== self) return false;
+  // Our own pid in a lock we do not hold: a container, where every run is PID 1, restarted.
+  if (holder.pid === process.pid) return true;
+  // Written before the last boot: its pid may belong to another process by now.
+  const started = Date.parse(holder.startedAt);
+  if (!Number.isNaN(started) && started < bootTime() - 60_000) return true;
+  return !processAlive(holder.pid);
 }
 
 /**

@@ -7,8 +7,11 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StateFileError } from '../errors.js';
 import type { FeedFilters } from '../feed/follower.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
+
+export { StateFileError };
 
 export interface WatchState {
   /** The `since` to send next. */
@@ -19,10 +22,6 @@ export interface WatchState {
   /** Changes delivered with this state file, over all runs. */
   delivered: number;
   updatedAt: string;
-}
-
-export class StateFileError extends Error {
-  override name = 'StateFileError';
 }
 
 const STATE_VERSION = 1;
@@ -90,8 +89,29 @@ export async function readState(path: string): Promise<WatchState | undefined> {
   };
 }
 
+/** Writes the state; a failure is a StateFileError, which stops the watcher (its cursor would drift). */
 export async function saveState(path: string, state: WatchState): Promise<void> {
   const { cursor, service, filters, delivered, updatedAt } = state;
   const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt };
-  await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
+  try {
+    await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
+  } catch (error) {
+    throw new StateFileError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Why a saved cursor does not fit this run, or undefined when it does. Change times are the
+ * service's own, and a cursor taken with one filter can be ahead of changes another filter sees:
+ * using it would skip them.
+ */
+export function stateMismatch(state: WatchState, service: string, filters: FeedFilters): string | undefined {
+  const same = (a: string | undefined, b: string | undefined) =>
+    (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
+  if (state.service !== service) return `it follows ${state.service || 'another service'}, not ${service}`;
+  if (!same(state.filters.type, filters.type) || !same(state.filters.model, filters.model)) {
+    const show = (f: FeedFilters) => `--type ${f.type ?? '(any)'} --model ${f.model ?? '(any)'}`;
+    return `it was saved with ${show(state.filters)}, and this run has ${show(filters)}`;
+  }
+  return undefined;
 }

@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 import { withRetries } from './deliver.js';
 import type { WatchOptions } from './options.js';
 import type { Sink } from './sinks/sink.js';
-import { readState, StateFileError, saveState, type WatchState } from './state.js';
+import { readState, StateFileError, saveState, stateMismatch, type WatchState } from './state.js';
 import type { StatusLine } from './status.js';
 
 export interface WatcherDeps {
@@ -54,8 +54,7 @@ function isFatal(error: unknown): boolean {
     error instanceof DeliveryError ||
     error instanceof AuthError ||
     error instanceof ForbiddenError ||
-    error instanceof StateFileError ||
-    error instanceof ConfigError
+    error instanceof StateFileError
   );
 }
 
@@ -107,22 +106,27 @@ export async function runWatcher(
     return undefined;
   };
 
+  // The saved place, if any. With none, `--since now` is settled by the first poll, which rides
+  // out an unreachable service like any other.
+  let cursorKnown = true;
   try {
     const saved = await readState(deps.statePath);
     if (saved) {
+      const mismatch = stateMismatch(saved, deps.service, options.filters);
+      if (mismatch) {
+        throw new StateFileError(
+          `${deps.statePath} holds the cursor of another feed: ${mismatch}. Use the same settings, or another --state file`,
+        );
+      }
       state = saved;
       log.info(`continuing after change time ${saved.cursor} (state ${deps.statePath})`);
     } else {
       state = { cursor: 0, service: deps.service, filters: options.filters, delivered: 0, updatedAt: '' };
-      let cursor = 0;
-      if (options.since === 'now') {
-        pacer.spent(1, deps.now());
-        cursor = await newestChangeTime(api, options.filters, signal);
-      } else {
-        cursor = options.since;
+      if (options.since === 'now') cursorKnown = false;
+      else {
+        await save(options.since, 0);
+        log.info(`starting after change time ${options.since} (state ${deps.statePath})`);
       }
-      await save(cursor, 0);
-      log.info(`starting after change time ${cursor} (state ${deps.statePath})`);
     }
   } catch (error) {
     if (signal.aborted) return { code: 0 };
@@ -136,6 +140,13 @@ export async function runWatcher(
     let waitUntil = 0;
     try {
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
+      if (!cursorKnown) {
+        calls++;
+        const newest = await newestChangeTime(api, options.filters, signal);
+        await save(newest, 0);
+        cursorKnown = true;
+        log.info(`starting after change time ${newest}, the newest change now (state ${deps.statePath})`);
+      }
       await drainFeed({
         api,
         filters: options.filters,

@@ -33,10 +33,32 @@ describe('acquireLock', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     // Created whole through a temp file, which is gone.
     expect(readdirSync(join(path, '..'))).toEqual(['state.json.lock']);
-    const refused = await lockedBy(path);
-    expect(refused.holder).toMatchObject({ pid: process.pid, host: hostname() });
     await lock.release();
     expect(existsSync(path)).toBe(false);
+    // A live holder: another process (the test runner's parent) on this machine.
+    writeFileSync(
+      path,
+      JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
+    const refused = await lockedBy(path);
+    expect(refused.holder).toMatchObject({ pid: process.ppid, host: hostname() });
+  });
+
+  it('takes over a lock naming its own pid (a restarted container, where every run is PID 1)', async () => {
+    const path = join(dir(), 'state.json.lock');
+    writeFileSync(
+      path,
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
+    await (await acquireLock(path)).release();
+  });
+
+  it('takes over a lock written before the last boot, whatever its pid', async () => {
+    const path = join(dir(), 'state.json.lock');
+    writeFileSync(
+      path,
+      JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: '2001-01-01T00:00:00Z' }),
+    );
     await (await acquireLock(path)).release();
   });
 

@@ -158,7 +158,7 @@ describe('exec sink', () => {
     const error = await failure(sink.deliver(delivery(), never));
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as DeliveryError).permanent).toBe(false);
-    expect((error as DeliveryError).message).toBe('exec exit 3 exited with code 3');
+    expect((error as DeliveryError).message).toBe('exec exit … exited with code 3');
 
     const missing = await failure(execSink('no-such-command-model-feed').deliver(delivery(), never));
     expect(missing).toBeInstanceOf(DeliveryError);
@@ -278,10 +278,11 @@ describe('exec sink', () => {
     expect(text.match(/^a+/)![0]).toHaveLength(MAX_EXEC_OUTPUT_BYTES);
   });
 
-  it('labels the sink with the command, cut and terminal-safe', () => {
-    expect(execSink('notify-send "$MODEL_FEED_MODEL"').label).toBe('exec notify-send "$MODEL_FEED_MODEL"');
-    const long = execSink(`echo \u001b[31m${'y'.repeat(100)}`).label;
-    expect(long).toBe(`exec echo ${'y'.repeat(54)}…`);
+  it('labels the sink with the program only (arguments may hold a token), cut and terminal-safe', () => {
+    expect(execSink('./notify.sh').label).toBe('exec ./notify.sh');
+    expect(execSink(`curl -H 'Authorization: Bearer tok_123456789'`).label).toBe('exec curl …');
+    const long = execSink(`\u001b[31m${'y'.repeat(100)} arg`).label;
+    expect(long).toBe(`exec ${'y'.repeat(59)}… …`);
     expect(long).not.toContain('\u001b');
   });
 });

@@ -302,3 +302,53 @@ describe('the service side', () => {
     expect(result.message).toMatch(/rejected/i);
   });
 });
+
+describe('the saved place', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 3, proxy: undefined };
+  const deps = (api: FeedApi, path: string, clock: ReturnType<typeof fakeClock>) => ({
+    api,
+    sink: memorySink().sink,
+    log: silentLogger,
+    status,
+    statePath: path,
+    service: 'memory',
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0.5,
+  });
+
+  it('refuses a state file saved for another feed, rather than skip its changes', async () => {
+    const path = statePath();
+    const feed = memoryFeed(3, 1000);
+    const clock = fakeClock(60_000);
+    await runWatcher(
+      options({ once: true, filters: { type: 'deprecation' } }),
+      deps(feed.api, path, clock),
+      clock.signal,
+    );
+    const other = await runWatcher(
+      options({ once: true }),
+      deps(feed.api, path, fakeClock(60_000)),
+      clock.signal,
+    );
+    expect(other.code).toBe(1);
+    expect(other.message).toContain('holds the cursor of another feed');
+    expect(other.message).toContain('--type deprecation');
+  });
+
+  it('--since now rides out a service that is down at start', async () => {
+    const feed = memoryFeed(4, 100_000, 'pro');
+    const read = feed.api.readChanges.bind(feed.api);
+    let failuresLeft = 3;
+    feed.api.readChanges = async (query, signal) => {
+      if (failuresLeft-- > 0) throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
+      return read(query, signal);
+    };
+    const path = statePath();
+    // Until an answer tells the tier, failed calls are paced as the free tier's: 346 s apart.
+    const clock = fakeClock(3 * 3600_000);
+    const result = await runWatcher(options({ since: 'now' }), deps(feed.api, path, clock), clock.signal);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(4);
+  });
+});

@@ -92,10 +92,18 @@ function childEnvironment(
   return env;
 }
 
+/**
+ * The command's first word only: its arguments may hold a token (`curl -H 'Authorization: …'`),
+ * and the label appears in every log line about a delivery.
+ */
 function commandLabel(command: string): string {
-  const clean = oneLine(cut(command, LABEL_COMMAND_LENGTH * 4)).trim();
-  if (clean.length <= LABEL_COMMAND_LENGTH) return `exec ${clean}`;
-  return `exec ${cut(clean, LABEL_COMMAND_LENGTH - 1).trimEnd()}…`;
+  const program =
+    oneLine(cut(command, LABEL_COMMAND_LENGTH * 4))
+      .trim()
+      .split(/\s+/)[0] ?? '';
+  const shown =
+    program.length <= LABEL_COMMAND_LENGTH ? program : `${cut(program, LABEL_COMMAND_LENGTH - 1)}…`;
+  return program === command.trim() ? `exec ${shown}` : `exec ${shown} …`;
 }
 
 function reasonOf(error: unknown): string {

@@ -36,10 +36,14 @@ export async function createJsonlSink(path: string): Promise<Sink> {
     async flush() {
       if (pending.length === 0) return;
       const text = pending.join('');
+      const { size } = await handle.stat();
       try {
         await handle.appendFile(text);
         await handle.sync();
       } catch (error) {
+        // Part of the page may have been written (a full disk): taken back, so that the retry's
+        // first line does not run on from a torn one.
+        await handle.truncate(size).catch(() => {});
         throw fail(error);
       }
       pending = [];

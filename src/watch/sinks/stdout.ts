@@ -19,20 +19,24 @@ export function createStdoutSink(stream: Writable): Sink {
 
   return {
     label: 'stdout',
-    async deliver({ envelope }) {
+    async deliver({ envelope }, signal) {
       if (broken || stream.destroyed) throw closedError();
-      // Backpressure: a slow reader slows the watcher down instead of filling memory.
+      // Backpressure: a slow reader slows the watcher down instead of filling memory. Shutdown does
+      // not wait for it: the line may be lost with the reader, and is delivered again next time.
       if (!stream.write(`${envelopeJson(envelope)}\n`)) {
         await new Promise<void>((resolve) => {
           const done = () => {
             stream.off('drain', done);
             stream.off('error', done);
             stream.off('close', done);
+            signal.removeEventListener('abort', done);
             resolve();
           };
           stream.on('drain', done).on('error', done).on('close', done);
+          signal.addEventListener('abort', done, { once: true });
         });
       }
+      if (signal.aborted) throw signal.reason;
       if (broken) throw closedError();
     },
     async flush() {
