@@ -93,6 +93,13 @@ async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Pr
     sampleData: runtime.sampleData,
     secrets: config.secrets,
   });
+  // Once the client has initialized, and only when idle: the first call then finds the connection
+  // open. setImmediate lets the answers already queued go out first.
+  server.oninitialized = () =>
+    setImmediate(() => {
+      listTools();
+      void runtime.warmUp();
+    });
   await runStdio(server, { log, onShutdown: () => runtime.close() });
 }
 

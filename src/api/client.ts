@@ -206,7 +206,8 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
           throw error;
         }
         const data = await parse(schema, response.body, response.status, response.facts);
-        if (cached) await disk.write(key, response.body);
+        // A body past the disk cache's bound is not even serialised: that alone could take a second.
+        if (cached && response.bytes <= disk.maxBytes) await disk.write(key, response.body);
         return {
           value: { data: result(data, response.body) },
           bytes: response.bytes * CACHE_BYTES_PER_BODY_BYTE,

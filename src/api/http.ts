@@ -28,11 +28,11 @@ import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit
 import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
 
 /**
- * What a caller sends, never following redirects itself: the service client always a GET; the
- * webhook sink a POST with a body.
+ * What a caller sends, never following redirects itself: the service client a GET, its idle warm-up
+ * an OPTIONS without the key, the webhook sink a POST with a body.
  */
 export interface RequestInitLike {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'OPTIONS' | 'POST';
   headers: Record<string, string>;
   /** The request body, sent as UTF-8 with its Content-Length; none for a GET. */
   body?: string;

@@ -52,7 +52,8 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 export class DiskCache {
   private readonly namespace: string;
-  private readonly maxBytes: number;
+  /** The bound of the whole folder, and so of any one entry. */
+  readonly maxBytes: number;
   private readonly now: () => number;
   private ready: Promise<boolean> | undefined;
 

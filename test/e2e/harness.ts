@@ -160,3 +160,13 @@ export const request = (id: number, method: string, params?: unknown): string =>
 /** One tools/call request line. */
 export const toolCall = (id: number, name: string, args: unknown): string =>
   request(id, 'tools/call', { name, arguments: args });
+
+/** Polls `check` every 20 ms until it holds (bounded). */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

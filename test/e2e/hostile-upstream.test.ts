@@ -413,6 +413,9 @@ class FuzzRun {
     const lane = `${this.prefix}${++this.lanes}`;
     const runner = new RunnerProcess(lane, `${this.server.url}/${lane}`, (line) => this.checkLine(line));
     this.server.route(lane, (req) => {
+      // The idle warm-up (OPTIONS on the root, without the key) only opens the connection: it is
+      // no part of a case, and must not be answered or judged as one.
+      if (req.method === 'OPTIONS' && req.key === undefined) return httpReply({ status: 204, body: '' });
       const played = this.playing;
       if (!played) return httpReply({ status: 503, body: '{"error":"between cases"}' });
       this.log.push({ seq: played.seq, request: req });

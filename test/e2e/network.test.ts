@@ -6,7 +6,7 @@ import {
   PROXY_USER,
   startCorporateNetwork,
 } from '../support/corporate-network.js';
-import { connectCli, resultText, scrubbedEnv } from './harness.js';
+import { connectCli, eventually, resultText, scrubbedEnv } from './harness.js';
 
 const KEY = 'mfsk_behind_the_proxy_0123456789';
 
@@ -127,6 +127,9 @@ describe('behind a corporate proxy with TLS inspection', () => {
       ['--proxy', proxyUrl()],
     );
     try {
+      // The idle warm-up opens the tunnel through --proxy; the call then goes through that one.
+      await eventually(() => network.proxy.connects.length === 1, 'the warm-up tunnel');
+      await new Promise((r) => setTimeout(r, 200));
       const result = await session.call('search_models', { limit: 1 });
       expect(result.isError, resultText(result)).toBeFalsy();
       expect(network.proxy.connects).toHaveLength(1);

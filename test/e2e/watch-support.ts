@@ -65,13 +65,3 @@ export async function feedIds(sandbox: Pick<Sandbox, 'url' | 'key'>, since = 0):
   }
   throw new Error('the feed did not end within 1000 pages');
 }
-
-/** Polls `check` every 20 ms until it holds (bounded). */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}

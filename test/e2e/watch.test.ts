@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { spawnRaw } from './harness.js';
-import { envelopes, eventually, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
+import { eventually, spawnRaw } from './harness.js';
+import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
 
