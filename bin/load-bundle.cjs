@@ -104,7 +104,8 @@ function codeCacheControl(script, candidates, cachedData, refreshSpacingMs) {
         : 'rejected';
   /** Size of the cache on disk that this session knows to be good, once there is one. */
   let onDisk = accepted ? cachedData.length : undefined;
-  let lastCheck = performance.now();
+  // Date.now, not performance.now: the first touch of `performance` loads perf_hooks (about 1 ms).
+  let lastCheck = Date.now();
   let checks = 0;
   let refreshed = false;
   let failed = false;
@@ -130,7 +131,7 @@ function codeCacheControl(script, candidates, cachedData, refreshSpacingMs) {
       return undefined;
     }
     onDisk = data.length;
-    lastCheck = performance.now();
+    lastCheck = Date.now();
     return { reason, bytes: data.length, file: target };
   };
   /** Writes the cache if there is none, or refreshes it once if it has grown; what was written. */
@@ -138,14 +139,14 @@ function codeCacheControl(script, candidates, cachedData, refreshSpacingMs) {
     if (failed || !candidates.length) return undefined;
     if (onDisk === undefined) return write('first', create());
     if (refreshed || checks >= REFRESH_CHECKS) return undefined;
-    if (!atExit && performance.now() - lastCheck < refreshSpacingMs) {
+    if (!atExit && Date.now() - lastCheck < refreshSpacingMs) {
       skipped = true;
       return undefined;
     }
     if (atExit && !skipped) return undefined;
     checks++;
     skipped = false;
-    lastCheck = performance.now();
+    lastCheck = Date.now();
     const data = create();
     if (data.length < onDisk * REFRESH_GROWTH) return undefined;
     refreshed = true;
