@@ -3,9 +3,15 @@
  * Loads the bundle with V8's code cache, so start-up skips most of parsing and compiling it. Node 20
  * has no compile cache of its own; Node >= 22.1 has one (module.enableCompileCache), but it keeps
  * only the functions compiled while loading, and measured slower here (2.8 x bare node against
- * 2.3 x). So on every version the bundle is compiled through vm.Script, and the cache is made at
- * exit, when the session has compiled what it uses. It is kept beside the bundle or, where that
- * folder is read-only, in the temp folder, owned by this user only.
+ * 2.3 x). So on every version the bundle is compiled through vm.Script. It is kept beside the bundle
+ * or, where that folder is read-only, in the temp folder, owned by this user only.
+ *
+ * When it is made: the cache holds the functions compiled so far, so it is worth most once the
+ * session has answered its first `tools/list` or tool call. The server tells the loader of quiet
+ * moments after such answers (`codeCache.quietMoment()`, src/code-cache-hook.ts); the first writes
+ * the cache, so that a client that ends its servers with SIGKILL still leaves one. Later quiet
+ * moments refresh it once if the session has compiled much more since (the tools' code, after a
+ * first cache made at `tools/list`). At exit it is written if no quiet moment came.
  *
  * V8 accepts a cache made for another source of the same length and then runs the old code, so the
  * cache is keyed by the build's hash of the bundle (written next to it at build time) plus its size
@@ -45,14 +51,18 @@ function readCache(candidate, shared) {
   }
 }
 
-/** Writes the cache to the first folder that takes it; never throws (a cache is only a speed-up). */
+/**
+ * Writes the cache to the first folder that takes it (temp file, then rename: a reader never sees
+ * half a cache, even if this process is killed mid-write); returns where, or undefined. Never throws:
+ * a cache is only a speed-up.
+ */
 function writeCache(candidates, data) {
   for (const target of candidates) {
     const temporary = `${target}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(temporary, data, { mode: 0o600, flag: 'wx' });
       fs.renameSync(temporary, target);
-      return;
+      return target;
     } catch {
       try {
         fs.unlinkSync(temporary);
@@ -70,7 +80,105 @@ function writeCache(candidates, data) {
 const GROW_YOUNG_GENERATION = '--semi-space-growth-factor=2'; // V8's default, in Node 20 and 24
 const KEEP_YOUNG_GENERATION = '--semi-space-growth-factor=1';
 
-function loadWithCodeCache(file) {
+/**
+ * A refresh is written when the session's cache is this much larger than the one on disk: new code
+ * compiled (measured: 478 KB after `tools/list`, 528 KB once each tool has run, +10 %).
+ */
+const REFRESH_GROWTH = 1.05;
+/** Growth checks each cost one createCachedData (4-13 ms, measured): spaced out, and a few at most. */
+const REFRESH_SPACING_MS = 5000;
+const REFRESH_CHECKS = 3;
+
+/**
+ * The session's side of the cache. `loaded` says what V8 made of the cache at load: `accepted`,
+ * `rejected`, `missing`, or `unavailable` (no build hash to key it by: nothing is read or written).
+ */
+function codeCacheControl(script, candidates, cachedData, refreshSpacingMs) {
+  const accepted = cachedData !== undefined && !script.cachedDataRejected;
+  const loaded = !candidates.length
+    ? 'unavailable'
+    : !cachedData
+      ? 'missing'
+      : accepted
+        ? 'accepted'
+        : 'rejected';
+  /** Size of the cache on disk that this session knows to be good, once there is one. */
+  let onDisk = accepted ? cachedData.length : undefined;
+  // Date.now, not performance.now: the first touch of `performance` loads perf_hooks (about 1 ms).
+  let lastCheck = Date.now();
+  let checks = 0;
+  let refreshed = false;
+  let failed = false;
+  /** A quiet moment came too soon after the last check: the exit makes up for it. */
+  let skipped = false;
+
+  /**
+   * V8 keys its code cache by the flags, and the next start compiles with the defaults: the
+   * young-generation flag set after loading is restored while the cache is made.
+   */
+  const create = () => {
+    v8.setFlagsFromString(GROW_YOUNG_GENERATION);
+    try {
+      return script.createCachedData();
+    } finally {
+      v8.setFlagsFromString(KEEP_YOUNG_GENERATION);
+    }
+  };
+  const write = (reason, data) => {
+    const target = writeCache(candidates, data);
+    if (!target) {
+      failed = true;
+      return undefined;
+    }
+    onDisk = data.length;
+    lastCheck = Date.now();
+    return { reason, bytes: data.length, file: target };
+  };
+  /** Writes the cache if there is none, or refreshes it once if it has grown; what was written. */
+  const step = (atExit) => {
+    if (failed || !candidates.length) return undefined;
+    if (onDisk === undefined) return write('first', create());
+    if (refreshed || checks >= REFRESH_CHECKS) return undefined;
+    if (!atExit && Date.now() - lastCheck < refreshSpacingMs) {
+      skipped = true;
+      return undefined;
+    }
+    if (atExit && !skipped) return undefined;
+    checks++;
+    skipped = false;
+    lastCheck = Date.now();
+    const data = create();
+    if (data.length < onDisk * REFRESH_GROWTH) return undefined;
+    refreshed = true;
+    return write('refresh', data);
+  };
+
+  process.once('exit', () => {
+    try {
+      step(true);
+    } catch {}
+  });
+  return {
+    loaded,
+    /** Whether a later quiet moment could still write or refresh the cache. */
+    get pending() {
+      return (
+        !failed && candidates.length > 0 && (onDisk === undefined || (!refreshed && checks < REFRESH_CHECKS))
+      );
+    },
+    /** A quiet moment (nothing in flight, nothing asked for a while): write or refresh if due. */
+    quietMoment() {
+      try {
+        return step(false);
+      } catch {
+        failed = true;
+        return undefined;
+      }
+    },
+  };
+}
+
+function loadWithCodeCache(file, refreshSpacingMs) {
   const source = fs.readFileSync(file, 'utf8');
   let candidates = [];
   try {
@@ -91,17 +199,16 @@ function loadWithCodeCache(file) {
   bundle.loaded = true;
 
   v8.setFlagsFromString(KEEP_YOUNG_GENERATION);
-  if (candidates.length && (!cachedData || script.cachedDataRejected)) {
-    // Made at exit, when the session has compiled the functions it used: they are cached too. V8
-    // keys its code cache by the flags, and the next start compiles with the defaults: restore them.
-    process.once('exit', () => {
-      v8.setFlagsFromString(GROW_YOUNG_GENERATION);
-      writeCache(candidates, script.createCachedData());
-    });
-  }
-  return bundle.exports;
+  return {
+    exports: bundle.exports,
+    codeCache: codeCacheControl(script, candidates, cachedData, refreshSpacingMs),
+  };
 }
 
-module.exports = function loadBundle(file) {
-  return loadWithCodeCache(file);
+/**
+ * Loads the bundle: `{ exports, codeCache }`, the latter for the server's quiet moments.
+ * `refreshSpacingMs` (tests): the least time between two growth checks. @default 5000
+ */
+module.exports = function loadBundle(file, { refreshSpacingMs = REFRESH_SPACING_MS } = {}) {
+  return loadWithCodeCache(file, refreshSpacingMs);
 };

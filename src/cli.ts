@@ -5,6 +5,7 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
+import { type CodeCache, withCodeCache } from './code-cache-hook.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
@@ -22,6 +23,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** The bin's V8 code cache, written at the server's quiet moments (src/code-cache-hook.ts). */
+  codeCache?: CodeCache;
 }
 
 const HELP_AFTER = `
@@ -100,7 +103,7 @@ async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Pr
       listTools();
       void runtime.warmUp();
     });
-  await runStdio(server, { log, onShutdown: () => runtime.close() });
+  await runStdio(withCodeCache(server, io.codeCache, log), { log, onShutdown: () => runtime.close() });
 }
 
 /** `maxInputPrice` → `max-input-price`: tool arguments as conventional flags. */

@@ -79,9 +79,12 @@ export interface RawProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-/** The CLI with raw pipes, for byte-level checks of stdout and process lifetime. */
-export function spawnRaw(env: Record<string, string>, args: string[] = []): RawProcess {
-  const child = spawn(NODE, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * The CLI with raw pipes, for byte-level checks of stdout and process lifetime. `bin`: another copy
+ * of the CLI (an install of its own, say).
+ */
+export function spawnRaw(env: Record<string, string>, args: string[] = [], bin = BIN): RawProcess {
+  const child = spawn(NODE, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => {

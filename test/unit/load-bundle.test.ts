@@ -1,16 +1,18 @@
 /**
  * The bin's loader: V8's code cache is used when it fits, refused when the bundle changed (even to
  * a source of the same length, which V8 alone would accept and run stale), and written only where
- * it is safe.
+ * it is safe: at the session's first quiet moment (so a process killed with SIGKILL leaves one),
+ * refreshed once when the session compiled much more, or at exit.
  */
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -35,13 +37,46 @@ function load(dir: string, env: Record<string, string> = {}): string {
     process.execPath,
     [
       '-e',
-      `process.stdout.write(String(require(${JSON.stringify(LOADER)})(${JSON.stringify(join(dir, 'index.cjs'))}).value))`,
+      `process.stdout.write(String(require(${JSON.stringify(LOADER)})(${JSON.stringify(join(dir, 'index.cjs'))}).exports.value))`,
     ],
     {
       env: { PATH: process.env.PATH ?? '', ...env },
       encoding: 'utf8',
     },
   );
+}
+
+/**
+ * Runs `steps` (JavaScript, with `bundle` the exports and `codeCache` the loader's control) in a
+ * fresh process that loads the bundle, then ends it with SIGKILL: no exit handler runs. Returns what
+ * the steps printed, one JSON value a line.
+ */
+function session(dir: string, steps: string): unknown[] {
+  const script = `
+    const out = (value) => process.stdout.write(JSON.stringify(value ?? null) + '\\n');
+    const { exports: bundle, codeCache } = require(${JSON.stringify(LOADER)})(
+      ${JSON.stringify(join(dir, 'index.cjs'))}, { refreshSpacingMs: 0 });
+    ${steps}
+    process.kill(process.pid, 'SIGKILL');`;
+  const result = spawnSync(process.execPath, ['-e', script], {
+    env: { PATH: process.env.PATH ?? '' },
+    encoding: 'utf8',
+  });
+  expect(result.signal).toBe('SIGKILL');
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
+}
+
+/** A bundle whose `more()` compiles many functions that loading alone leaves uncompiled. */
+function growingBundle(): string {
+  const functions = Array.from(
+    { length: 400 },
+    (_, i) => `function f${i}(x) { return [x, ${i}].map((y) => y * ${i} + String(y).length).join(':'); }`,
+  );
+  const calls = Array.from({ length: 400 }, (_, i) => `f${i}(n)`).join(' + ');
+  return `${functions.join('\n')}\nmodule.exports = { value: 'grows', more(n) { return ${calls}; } };`;
 }
 
 const caches = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cache'));
@@ -101,5 +136,66 @@ describe('bin/load-bundle.cjs', () => {
     // Refused for reading, then replaced (atomically, by rename) with a cache of this user's own.
     expect(readFileSync(planted, 'utf8')).not.toBe('not a V8 cache');
     expect(statSync(planted).mode & 0o777).toBe(0o600);
+  });
+
+  it('writes the cache at the first quiet moment, so a killed process leaves one the next start uses', () => {
+    const dir = bundleDir('module.exports = { value: "killed" };');
+    const [loaded, written, pending] = session(
+      dir,
+      'out(codeCache.loaded); out(codeCache.quietMoment()); out(codeCache.pending);',
+    );
+    expect(loaded).toBe('missing');
+    const [cache] = caches(dir);
+    expect(written).toEqual({ reason: 'first', bytes: expect.any(Number), file: join(dir, cache!) });
+    expect(statSync(join(dir, cache!)).size).toBe((written as { bytes: number }).bytes);
+    expect(statSync(join(dir, cache!)).mode & 0o777).toBe(0o600);
+    // No temp file left behind by the atomic write.
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(pending).toBe(true);
+    // V8 accepted it: the flag set after loading was restored while it was made mid-session.
+    expect(session(dir, 'out(codeCache.loaded);')).toEqual(['accepted']);
+  });
+
+  it('refreshes the cache once when the session has compiled much more, and then stops', () => {
+    const dir = bundleDir(growingBundle());
+    const [first, grown, after, pending] = session(
+      dir,
+      'out(codeCache.quietMoment()); bundle.more(1); out(codeCache.quietMoment()); bundle.more(2); out(codeCache.quietMoment()); out(codeCache.pending);',
+    );
+    expect(first).toMatchObject({ reason: 'first' });
+    expect(grown).toMatchObject({ reason: 'refresh' });
+    expect((grown as { bytes: number }).bytes).toBeGreaterThan((first as { bytes: number }).bytes * 1.05);
+    expect(after).toBeNull();
+    expect(pending).toBe(false);
+    const [cache] = caches(dir);
+    expect(statSync(join(dir, cache!)).size).toBe((grown as { bytes: number }).bytes);
+    // The next start uses the larger cache, and has nothing to add to it.
+    expect(session(dir, 'out(codeCache.loaded); bundle.more(3); out(codeCache.quietMoment());')).toEqual([
+      'accepted',
+      null,
+    ]);
+  });
+
+  it('leaves an accepted cache alone when the session compiled nothing new, and checks only a few times', () => {
+    const dir = bundleDir(growingBundle());
+    session(dir, 'bundle.more(1); codeCache.quietMoment();');
+    const [cache] = caches(dir);
+    const written = statSync(join(dir, cache!)).mtimeMs;
+    const results = session(
+      dir,
+      'out(codeCache.loaded); for (let i = 0; i < 5; i++) out(codeCache.quietMoment()); out(codeCache.pending);',
+    );
+    expect(results).toEqual(['accepted', null, null, null, null, null, false]);
+    expect(statSync(join(dir, cache!)).mtimeMs).toBe(written);
+  });
+
+  it('keeps nothing without a build hash to key the cache by', () => {
+    const dir = bundleDir('module.exports = { value: "unkeyed" };');
+    rmSync(join(dir, 'index.cjs.build-hash'));
+    expect(
+      session(dir, 'out(codeCache.loaded); out(codeCache.quietMoment()); out(codeCache.pending);'),
+    ).toEqual(['unavailable', null, false]);
+    expect(load(dir)).toBe('unkeyed');
+    expect(caches(dir)).toEqual([]);
   });
 });
