@@ -18,6 +18,7 @@ import { isRunningLow } from './api/rate-limit.js';
 import { describeError } from './describe-error.js';
 import { AbortedError, ModelFeedError } from './errors.js';
 import type { Logger } from './log.js';
+import { registerResources } from './resources/index.js';
 import { redactSecrets } from './text/redact.js';
 import { parseArguments } from './tools/arguments.js';
 import { TOOLS } from './tools/index.js';
@@ -43,6 +44,8 @@ export interface ServerDeps {
   sampleData?: boolean;
   /** Values no result text may show (Config.secrets): an error quoting a setting, an upstream echo. */
   secrets?: readonly string[];
+  /** `--watch-interval`: seconds between polls while `model-feed://changes` is subscribed; else from the tier. */
+  watchIntervalS?: number | undefined;
 }
 
 interface CompiledTool {
@@ -204,5 +207,6 @@ export function createServer(deps: ServerDeps): Server {
   server.onerror = (error) => deps.log.debug('MCP protocol error', { error: error.message });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
   server.fallbackRequestHandler = answerToolCalls(deps);
+  registerResources(server, deps);
   return server;
 }
