@@ -15,9 +15,11 @@ import {
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { FeedApi } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
+import { registerCompletions } from './completions.js';
 import { describeError } from './describe-error.js';
 import { AbortedError, ModelFeedError } from './errors.js';
 import type { Logger } from './log.js';
+import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
 import { redactSecrets } from './text/redact.js';
 import { parseArguments } from './tools/arguments.js';
@@ -208,5 +210,7 @@ export function createServer(deps: ServerDeps): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
   server.fallbackRequestHandler = answerToolCalls(deps);
   registerResources(server, deps);
+  registerPrompts(server, deps);
+  registerCompletions(server, deps);
   return server;
 }

@@ -14,11 +14,13 @@ beforeEach(() => sandbox.clearRequests());
 const paths = () => sandbox.requests.map((r) => r.path);
 
 describe('resources over a real MCP client (in memory, against the sandbox)', () => {
-  it('declares resources with subscribe, and lists one resource and one template', async () => {
+  it('declares resources with subscribe, prompts and completions, and lists one resource and one template', async () => {
     const { client, close } = await connect(sandboxApi(sandbox));
     expect(client.getServerCapabilities()).toMatchObject({
       tools: {},
       resources: { subscribe: true },
+      prompts: {},
+      completions: {},
     });
     expect((await client.listResources()).resources).toEqual([
       expect.objectContaining({ uri: 'model-feed://changes', mimeType: 'application/json' }),
@@ -101,6 +103,19 @@ describe('resources over a real MCP client (in memory, against the sandbox)', ()
     const failed = await rejection(client.readResource({ uri: 'model-feed://changes' }));
     expect(failed.code).toBe(-32603);
     expect(failed.message).toContain('No API key: set MODEL_FEED_API_KEY.');
+    await close();
+  });
+
+  it('the three listings stay within 2,000 bytes together, as serialised', async () => {
+    const { client, sent, close } = await connect(sandboxApi(sandbox));
+    await client.listPrompts();
+    await client.listResources();
+    await client.listResourceTemplates();
+    const results = sent.filter((m) => 'result' in m).slice(-3);
+    const bytes = results.map((m) => Buffer.byteLength(JSON.stringify((m as { result: unknown }).result)));
+    const wire = results.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
+    expect(bytes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2000);
+    expect(wire).toBeLessThanOrEqual(2000);
     await close();
   });
 });
