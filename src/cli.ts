@@ -32,6 +32,7 @@ Environment:
   ${ENV.cacheTtl}  cache lifetime of catalog reads in s, 0 = off (default ${DEFAULTS.cacheTtlS})
   ${ENV.logLevel}    ${LOG_LEVELS.join('|')} (default ${DEFAULTS.logLevel}); logs go to stderr
   ${ENV.logFormat}   ${LOG_FORMATS.join('|')} (default ${DEFAULTS.logFormat})
+  ${ENV.watchInterval}  s between polls while subscribed to a resource (default: from the tier)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings, either case (default: none)
   NODE_EXTRA_CA_CERTS    extra CA certificates (PEM), added to the default roots
   Flags win over environment variables.
@@ -64,7 +65,11 @@ function addConfigOptions(command: Command): Command {
       '--proxy <url>',
       'proxy for the service, overrides HTTPS_PROXY/HTTP_PROXY (NO_PROXY still applies)',
     )
-    .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
+    .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network')
+    .option(
+      '--watch-interval <s>',
+      `seconds between polls while a client subscribes to model-feed://changes (env ${ENV.watchInterval}, default: from the tier)`,
+    );
 }
 
 async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Promise<void> {
@@ -82,6 +87,7 @@ async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Pr
     version: VERSION,
     sampleData: runtime.sampleData,
     secrets: config.secrets,
+    watchIntervalS: config.watchIntervalS,
   });
   await runStdio(server, { log, onShutdown: () => runtime.close() });
 }

@@ -137,14 +137,14 @@ export class ChangesPoller {
           return;
         }
         settled(undefined);
-        failures++;
         if (error instanceof RateLimitError && error.retryAt !== undefined) {
-          // Nothing goes out before the service said it may.
+          // Nothing goes out before the service said it may. Not an outage: no backoff grows.
           waitUntil = error.retryAt;
           log.warn(
             `resource subscription: rate limited; polling resumes at ${new Date(waitUntil).toISOString()}`,
           );
         } else {
+          failures++;
           waitUntil = this.now() + outageDelayMs(failures, this.random);
           log.warn(
             `resource subscription: polling failed (${failures} in a row): ${describeError(error)} Retrying in ${Math.ceil((waitUntil - this.now()) / 1000)} s.`,
