@@ -62,14 +62,14 @@ function addConfigOptions(command: Command): Command {
       ),
     )
     .option(
+      '--watch-interval <s>',
+      `seconds between polls while a client subscribes to model-feed://changes (env ${ENV.watchInterval}, default: from the tier)`,
+    )
+    .option(
       '--proxy <url>',
       'proxy for the service, overrides HTTPS_PROXY/HTTP_PROXY (NO_PROXY still applies)',
     )
-    .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network')
-    .option(
-      '--watch-interval <s>',
-      `seconds between polls while a client subscribes to model-feed://changes (env ${ENV.watchInterval}, default: from the tier)`,
-    );
+    .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
 }
 
 async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Promise<void> {
