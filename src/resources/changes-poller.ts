@@ -68,8 +68,6 @@ export class ChangesPoller {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Polls made since the poller was created, for tests and logs. */
-  polls = 0;
 
   constructor(private readonly options: ChangesPollerOptions) {
     this.now = options.now ?? Date.now;
@@ -122,7 +120,6 @@ export class ChangesPoller {
       const at = this.now();
       let waitUntil = 0;
       try {
-        this.polls++;
         const latest = await newestChangeTime(api, {}, signal);
         // Any move of the head changes the resource, also one backwards (a feed that was reset).
         if (cursor !== undefined && latest !== cursor) this.options.onChange();

@@ -15,6 +15,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AbortedError } from '../errors.js';
 import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-errors.js';
 import type { ServerDeps } from '../server.js';
 import { inline } from '../tools/render.js';
@@ -39,6 +40,8 @@ function notFound(uri: string): Error {
 function json(uri: string, value: unknown, deps: ServerDeps): ReadResourceResult {
   return {
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }],
+    // The key server.ts puts on tool results (SAMPLE_DATA_META_KEY), spelled out: importing it
+    // from server.ts would make a cycle of modules.
     ...(deps.sampleData && { _meta: { 'modelFeed/sampleData': true } }),
   };
 }
@@ -73,7 +76,7 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
       });
     },
   });
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params;
     if (uri !== CHANGES_URI) {
       throw requestError(
@@ -83,10 +86,19 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
       );
     }
     // The first poll sets the cursor: every change after this answer is announced.
-    const fatal = await poller.start();
+    const wasRunning = poller.running;
+    const cancelled = new Promise<undefined>((resolve) => {
+      extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+    const fatal = await Promise.race([poller.start(), cancelled]);
+    if (extra.signal.aborted) {
+      // A subscribe cancelled before its answer leaves no subscription behind (the SDK sends nothing).
+      if (!wasRunning) poller.stop();
+      throw new AbortedError();
+    }
     if (fatal) {
       poller.stop();
-      throw toRequestError(fatal, 'resources/subscribe', new AbortController().signal, deps);
+      throw toRequestError(fatal, 'resources/subscribe', extra.signal, deps);
     }
     return {};
   });

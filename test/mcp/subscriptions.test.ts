@@ -77,6 +77,29 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
     await unset.close();
   });
 
+  it('a subscribe cancelled before its first poll answered leaves no poller behind', async () => {
+    let pollAborted = false;
+    const api = {
+      ...sandboxApi(sandbox),
+      // The first poll hangs until the poller gives up on it.
+      readChanges: (_query: unknown, signal?: AbortSignal) =>
+        new Promise<never>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => {
+            pollAborted = true;
+            reject(signal.reason);
+          });
+        }),
+    };
+    const { client, close } = await connect(api);
+    const cancel = new AbortController();
+    const subscribing = client.subscribeResource({ uri: 'model-feed://changes' }, { signal: cancel.signal });
+    await pause(50);
+    cancel.abort();
+    await expect(subscribing).rejects.toThrow();
+    await until(() => pollAborted, 1000);
+    await close();
+  });
+
   it('the sandbox’s /api/mcp answers a subscribe, and its poller ends with the request', async () => {
     const post = (body: unknown) =>
       fetch(`${sandbox.url}/api/mcp`, {
