@@ -37,6 +37,7 @@ Environment:
   ${ENV.logFormat}   ${LOG_FORMATS.join('|')} (default ${DEFAULTS.logFormat})
   ${ENV.diskCache}   0 turns off the cache shared by this user's processes (default on)
   ${ENV.staleMaxAge}  oldest cached answer given while the service is down, s (default ${DEFAULTS.staleMaxAgeS})
+  ${ENV.watchInterval}  s between polls while subscribed to a resource (default: from the tier)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings, either case (default: none)
   NODE_EXTRA_CA_CERTS    extra CA certificates (PEM), added to the default roots
   Flags win over environment variables.
@@ -64,6 +65,10 @@ function addConfigOptions(command: Command): Command {
       new Option('--log-format <format>', `stderr log format (env ${ENV.logFormat}, default text)`).choices(
         LOG_FORMATS,
       ),
+    )
+    .option(
+      '--watch-interval <s>',
+      `seconds between polls while a client subscribes to model-feed://changes (env ${ENV.watchInterval}, default: from the tier)`,
     )
     .option(
       '--proxy <url>',
@@ -95,6 +100,7 @@ async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Pr
     version: VERSION,
     sampleData: runtime.sampleData,
     secrets: config.secrets,
+    watchIntervalS: config.watchIntervalS,
   });
   // Once the client has initialized, and only when idle: the first call then finds the connection
   // open. setImmediate lets the answers already queued go out first.

@@ -28,6 +28,7 @@ export const ENV = {
   logFormat: 'MODEL_FEED_LOG_FORMAT',
   diskCache: 'MODEL_FEED_DISK_CACHE',
   staleMaxAge: 'MODEL_FEED_STALE_MAX_AGE_S',
+  watchInterval: 'MODEL_FEED_WATCH_INTERVAL_S',
 } as const;
 
 export const DEFAULTS = {
@@ -78,6 +79,11 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** `MODEL_FEED_LOG_FORMAT` / `--log-format`: plain lines or JSON lines on stderr. @default text */
   readonly logFormat: LogFormat;
+  /**
+   * `MODEL_FEED_WATCH_INTERVAL_S` / `--watch-interval`: seconds between polls while a client is
+   * subscribed to `model-feed://changes`. @default undefined: from the tier, as `watch` polls
+   */
+  readonly watchIntervalS: number | undefined;
   readonly proxy: Readonly<ProxySettings>;
   /** `NODE_EXTRA_CA_CERTS`, which Node itself reads at start and adds to its default roots. */
   readonly extraCaCerts: string | undefined;
@@ -102,6 +108,7 @@ export interface SettingSources {
   cacheTtl?: string;
   logLevel?: string;
   logFormat?: string;
+  watchInterval?: string;
 }
 
 /** Raw flag values, as the CLI parser hands them over (strings, unvalidated). */
@@ -111,6 +118,7 @@ export interface ConfigFlags {
   cacheTtl?: string | undefined;
   logLevel?: string | undefined;
   logFormat?: string | undefined;
+  watchInterval?: string | undefined;
   proxy?: string | undefined;
   sandbox?: boolean | undefined;
   /** false with `--no-disk-cache`. */
@@ -162,6 +170,20 @@ function integerSetting(
       `${source.origin} must be a whole number of ${unit} from ${min} to ${max}; got "${echoValue(source.value, secrets)}".`,
       setting,
       flag,
+    );
+  }
+  return n;
+}
+
+/** Seconds between subscription polls, or undefined: the tier decides. The message names both ways to set it. */
+function watchIntervalSetting(source: Source | undefined, secrets: Secrets): number | undefined {
+  if (!source) return undefined;
+  const n = /^\d+$/.test(source.value) ? Number(source.value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 86_400) {
+    throw new ConfigError(
+      `${source.origin} must be a whole number of seconds from 1 to 86400 (the poll interval for resource subscriptions, set by --watch-interval or ${ENV.watchInterval}); got "${echoValue(source.value, secrets)}".`,
+      ENV.watchInterval,
+      '--watch-interval',
     );
   }
   return n;
@@ -363,6 +385,7 @@ function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined
     flags.cacheTtl,
     flags.logLevel,
     flags.logFormat,
+    flags.watchInterval,
     flags.proxy,
     ...Object.values(ENV)
       .filter((name) => name !== ENV.apiKey)
@@ -425,6 +448,11 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     '--log-format',
     secrets,
   );
+  const watchIntervalSource = from(
+    'watchInterval',
+    pick(flags.watchInterval, '--watch-interval', env, ENV.watchInterval),
+  );
+  const watchIntervalS = watchIntervalSetting(watchIntervalSource, secrets);
   const envSource = (name: string): Source | undefined => {
     const value = envEitherCase(env, name);
     return value === undefined ? undefined : { value, origin: name };
@@ -480,6 +508,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     staleMaxAgeS,
     logLevel,
     logFormat,
+    watchIntervalS,
     proxy: Object.freeze(proxy),
     extraCaCerts: envValue(env, 'NODE_EXTRA_CA_CERTS'),
     sandbox,

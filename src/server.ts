@@ -15,9 +15,12 @@ import {
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { FeedApi, StaleInfo } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
+import { registerCompletions } from './completions.js';
 import { describeError } from './describe-error.js';
 import { AbortedError, isServiceUnavailable, ModelFeedError } from './errors.js';
 import type { Logger } from './log.js';
+import { registerPrompts } from './prompts/index.js';
+import { registerResources } from './resources/index.js';
 import { redactSecrets } from './text/redact.js';
 import { parseArguments } from './tools/arguments.js';
 import { TOOLS } from './tools/index.js';
@@ -44,6 +47,8 @@ export interface ServerDeps {
   sampleData?: boolean;
   /** Values no result text may show (Config.secrets): an error quoting a setting, an upstream echo. */
   secrets?: readonly string[];
+  /** `--watch-interval`: seconds between polls while `model-feed://changes` is subscribed; else from the tier. */
+  watchIntervalS?: number | undefined;
 }
 
 interface CompiledTool {
@@ -228,5 +233,8 @@ export function createServer(deps: ServerDeps): Server {
   server.onerror = (error) => deps.log.debug('MCP protocol error', { error: error.message });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
   server.fallbackRequestHandler = answerToolCalls(deps);
+  registerResources(server, deps);
+  registerPrompts(server, deps);
+  registerCompletions(server, deps);
   return server;
 }

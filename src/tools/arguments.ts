@@ -61,7 +61,8 @@ export function describeAllowed(prop: JsonSchema | undefined): string {
   return String(prop.type ?? 'a value');
 }
 
-function shown(value: unknown): string {
+/** A value the caller gave, as a message quotes it: JSON-escaped, cut when long. */
+export function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
   // JSON.stringify writes these as null (JSON.parse reads 1e400 as Infinity): say what they are.
   if (typeof value === 'number' && Number.isNaN(value)) return 'not a number (NaN)';

@@ -7,8 +7,11 @@ export interface ToolContext {
   api: FeedApi;
   /** Aborts when the client cancels the call; passed to every upstream request. */
   signal: AbortSignal;
-  /** Passed to catalog reads: told when an older copy answered because the service is down. */
-  onStale: StaleNote;
+  /**
+   * Passed to catalog reads: told when an older copy answered because the service is down. Tool
+   * calls say so in their result; resources and prompts embed the data as it is.
+   */
+  onStale?: StaleNote;
 }
 
 export interface ToolOutcome {

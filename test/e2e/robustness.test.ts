@@ -95,7 +95,7 @@ describe('bad input', () => {
       raw.send(INITIALIZED);
       raw.send('{"jsonrpc":"2.0","id":1,"method":');
       raw.send('{"jsonrpc":"2.0","id":2}');
-      raw.send(request(3, 'resources/list'));
+      raw.send(request(3, 'logging/setLevel', { level: 'info' }));
       raw.send(toolCall(4, 'drop_table', {}));
       raw.send(toolCall(5, 'search_models', { maxInputPrice: { cheap: true } }));
       raw.send(toolCall(6, 'get_model', { id: 'x'.repeat(1_000_000) }));

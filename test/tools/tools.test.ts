@@ -272,7 +272,7 @@ describe('tools over a real MCP client (in memory)', () => {
       expect(error.code).toBe(-32602);
       expect(error.message).toContain('params need a string "name" and an "arguments" object');
     }
-    const unknown = await ask('resources/list', {});
+    const unknown = await ask('logging/setLevel', { level: 'info' });
     expect(unknown.code).toBe(-32601);
     // Word for word the SDK's own answer: the client adds its "MCP error -32601: " prefix once.
     expect(unknown.message).toBe('MCP error -32601: Method not found');

@@ -91,6 +91,26 @@ describe('resolveConfig', () => {
     );
   });
 
+  it('--watch-interval / MODEL_FEED_WATCH_INTERVAL_S: absent by default (the tier decides), flag over env', () => {
+    expect(resolveConfig({}, base).watchIntervalS).toBeUndefined();
+    expect(resolveConfig({}, { ...base, MODEL_FEED_WATCH_INTERVAL_S: '30' })).toMatchObject({
+      watchIntervalS: 30,
+      sources: { watchInterval: 'MODEL_FEED_WATCH_INTERVAL_S' },
+    });
+    expect(
+      resolveConfig({ watchInterval: '5' }, { ...base, MODEL_FEED_WATCH_INTERVAL_S: '30' }),
+    ).toMatchObject({
+      watchIntervalS: 5,
+      sources: { watchInterval: '--watch-interval' },
+    });
+    expect(() => resolveConfig({ watchInterval: '0' }, base)).toThrow(
+      '--watch-interval must be a whole number of seconds from 1 to 86400 (the poll interval for resource subscriptions, set by --watch-interval or MODEL_FEED_WATCH_INTERVAL_S); got "0".',
+    );
+    expect(() => resolveConfig({}, { ...base, MODEL_FEED_WATCH_INTERVAL_S: '1.5' })).toThrow(
+      /^MODEL_FEED_WATCH_INTERVAL_S must be a whole number of seconds .* --watch-interval or MODEL_FEED_WATCH_INTERVAL_S\); got "1.5"\.$/,
+    );
+  });
+
   it('refuses a base URL that points at an endpoint, naming the base URL it likely means', () => {
     const hosted = resolveConfig({}, { ...base, MODEL_FEED_BASE_URL: 'https://feed.example.com/api/mcp' });
     expect(hosted.setupError?.message).toContain(

@@ -1,0 +1,125 @@
+/**
+ * Resources beside the tools: `model-feed://changes` (subscribable) and the template
+ * `model-feed://models/{id}`. One module per resource; this file lists them, dispatches reads and
+ * keeps the session's subscriptions. Reads go through the same API client, cache and coalescing
+ * as the tools, and spend the same upstream calls as the matching tool.
+ */
+
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  type ReadResourceResult,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AbortedError } from '../errors.js';
+import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-errors.js';
+import type { ServerDeps } from '../server.js';
+import { inline } from '../tools/render.js';
+import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';
+import { ChangesPoller } from './changes-poller.js';
+import { MODEL_URI_TEMPLATE, modelIdFromUri, modelTemplate, modelUri, readModel } from './model.js';
+
+export { CHANGES_URI } from './changes.js';
+export { MODEL_URI_TEMPLATE, modelUri } from './model.js';
+
+const RESOURCES = [changesResource];
+const TEMPLATES = [modelTemplate];
+
+function notFound(uri: string): Error {
+  return requestError(
+    RESOURCE_NOT_FOUND,
+    `Resource not found: ${inline(uri)}. This server has ${CHANGES_URI} and ${MODEL_URI_TEMPLATE} (the id's slash percent-encoded, e.g. ${modelUri('openai/gpt-4o')}).`,
+    { uri },
+  );
+}
+
+function json(uri: string, value: unknown, deps: ServerDeps): ReadResourceResult {
+  return {
+    contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }],
+    // The key server.ts puts on tool results (SAMPLE_DATA_META_KEY), spelled out: importing it
+    // from server.ts would make a cycle of modules.
+    ...(deps.sampleData && { _meta: { 'modelFeed/sampleData': true } }),
+  };
+}
+
+export async function readResource(
+  deps: ServerDeps,
+  uri: string,
+  signal: AbortSignal,
+): Promise<ReadResourceResult> {
+  try {
+    if (uri === CHANGES_URI) return json(uri, await readRecentChanges(deps.api, signal), deps);
+    const id = modelIdFromUri(uri);
+    if (id !== undefined) return json(uri, await readModel(deps.api, uri, id, signal), deps);
+  } catch (error) {
+    throw toRequestError(error, `resources/read ${uri}`, signal, deps);
+  }
+  throw notFound(uri);
+}
+
+/**
+ * Subscriptions of one session. Only `model-feed://changes` can be followed; while it is
+ * subscribed one poller runs, and it stops with the unsubscribe or the end of the session.
+ */
+function registerSubscriptions(server: Server, deps: ServerDeps): void {
+  const poller = new ChangesPoller({
+    api: deps.api,
+    log: deps.log,
+    intervalS: deps.watchIntervalS,
+    onChange: () => {
+      server.sendResourceUpdated({ uri: CHANGES_URI }).catch((error: unknown) => {
+        deps.log.debug('resource update not sent', { error: String(error) });
+      });
+    },
+  });
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    if (uri !== CHANGES_URI) {
+      throw requestError(
+        ErrorCode.InvalidParams,
+        `Cannot subscribe to ${inline(uri)}: only ${CHANGES_URI} sends updates.`,
+        { uri },
+      );
+    }
+    // The first poll sets the cursor: every change after this answer is announced.
+    const wasRunning = poller.running;
+    const cancelled = new Promise<undefined>((resolve) => {
+      extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+    const fatal = await Promise.race([poller.start(), cancelled]);
+    if (extra.signal.aborted) {
+      // A subscribe cancelled before its answer leaves no subscription behind (the SDK sends nothing).
+      if (!wasRunning) poller.stop();
+      throw new AbortedError();
+    }
+    if (fatal) {
+      poller.stop();
+      throw toRequestError(fatal, 'resources/subscribe', extra.signal, deps);
+    }
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    if (request.params.uri === CHANGES_URI) poller.stop();
+    return {};
+  });
+  // Whoever else set onclose keeps it; a session that ends stops its poller.
+  const previous = server.onclose;
+  server.onclose = () => {
+    poller.stop();
+    previous?.();
+  };
+}
+
+export function registerResources(server: Server, deps: ServerDeps): void {
+  server.registerCapabilities({ resources: { subscribe: true } });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    readResource(deps, request.params.uri, extra.signal),
+  );
+  registerSubscriptions(server, deps);
+}
