@@ -165,7 +165,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         if (session.streams === 0 && now - session.lastSeen > idleSessionMs) closeSession(session.id, 'idle');
       }
     },
-    Math.min(60_000, Math.max(1000, idleSessionMs / 4)),
+    Math.min(60_000, Math.max(10, idleSessionMs / 4)),
   );
   sweep.unref();
 
