@@ -257,10 +257,13 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       onsessionclosed: (id) => closeSession(id, 'closed by the client'),
     });
     transport.onerror = (error) => log.debug('MCP transport', { error: error.message });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // An initialize the transport refused opened no session: nothing may keep its server.
-    if (session === undefined || closing) void server.close().catch(() => {});
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize that was refused or failed opened no session: nothing may keep its server.
+      if (session === undefined || closing) void server.close().catch(() => {});
+    }
   }
 
   async function serveOnce(body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
