@@ -187,12 +187,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       return false;
     }
     if (!timingSafeEqual(digest(presented), keyDigest)) {
-      refuse(
-        res,
-        401,
-        `Key not accepted: send "Authorization: Bearer <key>" with ${keyHint}, not the hosted service's address or another key.`,
-        challenge,
-      );
+      refuse(res, 401, `Key not accepted: send "Authorization: Bearer <key>" with ${keyHint}.`, challenge);
       return false;
     }
     return true;
