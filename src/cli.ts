@@ -85,8 +85,18 @@ function addConfigOptions(command: Command): Command {
     .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
 }
 
-async function serve(flags: ConfigFlags, io: CliIo, argv: readonly string[]): Promise<void> {
+async function serve(
+  flags: ConfigFlags & { http?: string },
+  io: CliIo,
+  argv: readonly string[],
+  exit: (code: number) => void,
+): Promise<void> {
   const config = resolveConfig(flags, io.env, argv);
+  if (flags.http !== undefined) {
+    const { runHttp } = await import('./commands/http.js');
+    exit(await runHttp(config, io, flags.http));
+    return;
+  }
   const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
   for (const warning of config.warnings) log.warn(warning);
   if (config.setupError) {
@@ -241,7 +251,11 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .showHelpAfterError('(run model-feed-mcp --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .action((flags: ConfigFlags) => serve(flags, io, argv));
+    .option(
+      '--http <[host:]port>',
+      'serve MCP over HTTP at POST /api/mcp instead of stdio (bearer key as for the hosted endpoint; binds 127.0.0.1 unless a host is given)',
+    )
+    .action((flags: ConfigFlags & { http?: string }) => serve(flags, io, argv, exit));
   addCallCommand(program, io, argv, exit);
   addWatchCommand(program, io, argv, exit);
   program

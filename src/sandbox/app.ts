@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { hostOrOriginRefusal } from '../http/host-check.js';
 import { oneLine } from '../text/terminal.js';
 import { filterCatalog } from './catalog.js';
 import type { Dataset } from './dataset.js';
@@ -39,6 +40,11 @@ export interface SandboxAppOptions {
   dataset: Dataset;
   now: () => number;
   mcp?: McpHandler | undefined;
+  /**
+   * The Host/Origin values `/api/mcp` accepts (host-check.ts), known once the socket is bound; a
+   * foreign one gets 403 before the key is looked at, against DNS rebinding. Absent: no check.
+   */
+  mcpAuthorities?: (() => ReadonlySet<string>) | undefined;
   log?: SandboxLog | undefined;
   /** Seed of the changes `publish` and `publishMany` generate. @default 1 */
   seed?: number | undefined;
@@ -197,7 +203,7 @@ function setRateLimitHeaders(res: ServerResponse, quota: QuotaDecision): void {
 
 /** The sandbox service as a request handler: auth, daily limit, routes. No sockets here. */
 export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
-  const { dataset, now, mcp, log } = options;
+  const { dataset, now, mcp, mcpAuthorities, log } = options;
   const seed = options.seed ?? 1;
   const keys = new KeyStore();
   const quota = new DailyQuota();
@@ -279,6 +285,16 @@ export function createSandboxApp(options: SandboxAppOptions): SandboxApp {
     const params = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
     res.once('finish', () => log?.('debug', `${method} ${path} ${res.statusCode}`));
     try {
+      if (path === '/api/mcp' && mcpAuthorities !== undefined) {
+        const refusal = hostOrOriginRefusal(
+          { host: req.headers.host, origin: req.headers.origin },
+          mcpAuthorities(),
+        );
+        if (refusal !== undefined) {
+          send(res, errorReply(403, refusal));
+          return;
+        }
+      }
       const auth = keys.authenticate(req.headers.authorization);
       if (!auth.ok) {
         // A refused key has no tier or count: a 401 carries no rate-limit headers.

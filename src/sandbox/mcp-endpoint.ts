@@ -2,7 +2,8 @@
  * The hosted tool endpoint, `POST /api/mcp`, as the sandbox serves it: the runner's own MCP server
  * (same tool definitions, same handlers) over the SDK's Streamable HTTP transport, stateless, with
  * JSON answers. Each request calls this sandbox's REST API with the caller's key, as the hosted
- * endpoint calls the service's.
+ * endpoint calls the service's. Host and Origin are checked before it (app.ts, against DNS
+ * rebinding), as `--http` checks them.
  */
 
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';

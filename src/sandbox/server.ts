@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { allowedAuthorities } from '../http/host-check.js';
 import { createSandboxApp, type McpHandler, type RecordedRequest, type SandboxLog } from './app.js';
 import { buildDataset } from './dataset.js';
 import type { Tier } from './keys.js';
@@ -106,10 +107,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.live !== undefined) checkInterval(options.live.everyMs);
   const key = options.key ?? generateKey();
   let url = '';
+  let mcpAuthorities: ReadonlySet<string> = new Set();
   const app = createSandboxApp({
     dataset: buildDataset(loadBundledData()),
     now: options.now ?? Date.now,
     mcp: options.mcp ?? createMcpEndpoint(() => url),
+    mcpAuthorities: () => mcpAuthorities,
     log: options.log,
     seed: options.seed,
   });
@@ -117,6 +120,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const server = createServer(app.handle);
   const address = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   url = baseUrl(address);
+  mcpAuthorities = allowedAuthorities({ host: options.host ?? '127.0.0.1', port: address.port });
   options.log?.('info', `listening on ${url}`);
 
   let closing: Promise<void> | undefined;

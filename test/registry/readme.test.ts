@@ -82,9 +82,15 @@ describe('README client configuration', () => {
 
   it('points the hosted-endpoint config at {base_url}/api/mcp with a bearer header', () => {
     const http = servers.filter((s) => s.url !== undefined);
-    expect(http).toHaveLength(1);
+    expect(http).toHaveLength(2);
     expect(http[0]).toMatchObject({ type: 'http', url: expect.stringMatching(/^https:\/\/.*\/api\/mcp$/) });
     expect(http[0]?.headers?.Authorization).toMatch(/^Bearer /);
+  });
+
+  it('gives --http the hosted-endpoint config with only the URL changed, to loopback', () => {
+    const [hosted, local] = servers.filter((s) => s.url !== undefined);
+    expect(local?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
+    expect({ ...local, url: hosted?.url }).toEqual(hosted);
   });
 
   it('uses a password input for the key in the VS Code config', () => {

@@ -1,0 +1,196 @@
+// The official MCP conformance suite (server mode) against the built CLI's two HTTP endpoints:
+// `--http` and the sandbox's `/api/mcp`. Every scenario must pass on both; exit 1 otherwise.
+// Usage: node >= 22 scripts/conformance-check.mjs <conformance dist/index.js> [scenario …]
+//
+// The suite sends no Authorization header, so a loopback forwarder adds it and passes everything
+// else through unchanged, Host and Origin included: dns-rebinding-protection must test the server,
+// not the forwarder. The suite's "valid" request carries the forwarder's own host:port as Host,
+// and the servers check the port too; so each server is bound to 127.0.0.2 and its forwarder to
+// 127.0.0.1 on the same port number (all of 127.0.0.0/8 is loopback on Linux, where CI runs).
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+
+const SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'completion-complete',
+  'dns-rebinding-protection',
+];
+const SERVER_HOST = '127.0.0.2';
+const FORWARDER_HOST = '127.0.0.1';
+const KEY = 'mfsk_conformance_check_key';
+const START_TIMEOUT_MS = 10_000;
+const SCENARIO_TIMEOUT_MS = 60_000;
+
+const [suite, ...chosen] = process.argv.slice(2);
+if (!suite) {
+  console.error('usage: node scripts/conformance-check.mjs <conformance dist/index.js> [scenario …]');
+  process.exit(2);
+}
+const scenarios = chosen.length ? chosen : SCENARIOS;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin/model-feed-mcp.cjs');
+const children = [];
+
+/** The built CLI with `args`, once `ready` matches its output (bounded); resolves with that match. */
+function startCli(args, env, stream, ready) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  let errors = '';
+  child.stderr.on('data', (chunk) => {
+    errors += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')} did not start: ${errors}`)),
+      START_TIMEOUT_MS,
+    );
+    child[stream].on('data', (chunk) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${errors}`)));
+  });
+}
+
+/** Listens on FORWARDER_HOST:`port` and sends every request to SERVER_HOST:`port` with the key added. */
+function startForwarder(port) {
+  const server = createServer((req, res) => {
+    const upstream = request(
+      {
+        host: SERVER_HOST,
+        port,
+        method: req.method,
+        path: req.url,
+        // Host and Origin exactly as the suite sent them.
+        headers: { ...req.headers, authorization: `Bearer ${KEY}` },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', (error) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`forwarder: ${error.message}`);
+    });
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(
+        new Error(`forwarder: cannot listen on ${FORWARDER_HOST}:${port} (${error.code ?? error.message})`),
+      ),
+    );
+    server.listen(port, FORWARDER_HOST, () => resolve(server));
+  });
+}
+
+/**
+ * The failed checks of one scenario's run, one line each, from the suite's checks.json; the suite's
+ * own output (with the scenario's long description) only when that file cannot be read.
+ */
+function failures(outputDir, scenario, output) {
+  try {
+    const runs = readdirSync(outputDir).filter((name) => name.startsWith(`server-${scenario}-`));
+    const checks = JSON.parse(readFileSync(join(outputDir, runs.sort().at(-1), 'checks.json'), 'utf8'));
+    return checks
+      .filter((check) => check.status === 'FAILURE')
+      .map((check) => `${check.name}: ${check.errorMessage ?? ''} ${JSON.stringify(check.details ?? {})}`);
+  } catch {
+    return [stripVTControlCharacters(output)];
+  }
+}
+
+/** One scenario against one URL; resolves with its exit code and output. */
+function runScenario(url, scenario, outputDir) {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [suite, 'server', '--url', url, '--scenario', scenario, '-o', outputDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), SCENARIO_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const results = mkdtempSync(join(tmpdir(), 'conformance-'));
+let failed = 0;
+try {
+  const [, sandboxUrl] = await startCli(
+    ['sandbox', '--host', SERVER_HOST, '--port', '0'],
+    { MODEL_FEED_API_KEY: KEY },
+    'stdout',
+    /base URL\s+(\S+)/,
+  );
+  const [, httpUrl] = await startCli(
+    ['--http', `${SERVER_HOST}:0`],
+    { MODEL_FEED_API_KEY: KEY, MODEL_FEED_BASE_URL: sandboxUrl },
+    'stderr',
+    /MCP over HTTP at (\S+)/,
+  );
+  const targets = [
+    ['--http', new URL(httpUrl)],
+    ['sandbox /api/mcp', new URL(`${sandboxUrl}/api/mcp`)],
+  ];
+  const forwarders = await Promise.all(targets.map(([, url]) => startForwarder(Number(url.port))));
+  try {
+    // The two endpoints side by side; the scenarios of one endpoint in turn.
+    await Promise.all(
+      targets.map(async ([name, url]) => {
+        const forwarded = `http://${FORWARDER_HOST}:${url.port}${url.pathname}`;
+        for (const scenario of scenarios) {
+          const outputDir = join(results, name.replace(/\W+/g, '-'));
+          const { code, output } = await runScenario(forwarded, scenario, outputDir);
+          if (code === 0) {
+            console.log(`ok    ${name}: ${scenario}`);
+          } else {
+            failed += 1;
+            const why = failures(outputDir, scenario, output).join('\n').replace(/^/gm, '      ');
+            console.log(`FAIL  ${name}: ${scenario} (exit ${code})\n${why}`);
+          }
+        }
+      }),
+    );
+  } finally {
+    for (const forwarder of forwarders) forwarder.close();
+  }
+} catch (error) {
+  console.error(`conformance check could not run: ${error instanceof Error ? error.message : error}`);
+  failed += 1;
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(results, { recursive: true, force: true });
+}
+const total = scenarios.length * 2;
+console.log(failed ? `conformance: ${failed} of ${total} failed` : `conformance: all ${total} passed`);
+process.exitCode = failed ? 1 : 0;

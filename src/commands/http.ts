@@ -1,0 +1,129 @@
+/**
+ * `model-feed-mcp --http [host:]port`: the MCP server over Streamable HTTP at `POST /api/mcp`,
+ * in the foreground until SIGINT or SIGTERM. stdout stays silent: the URL, warnings and logs go
+ * to stderr, as in stdio mode.
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { CliIo } from '../cli.js';
+import { type Config, ENV } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { type ListenAddress, parseHttpAddress } from '../http/address.js';
+import { isWildcardHost } from '../http/host-check.js';
+import { startHttpEndpoint } from '../http/server.js';
+import { createLogger } from '../log.js';
+import { isLoopbackHost } from '../net/loopback.js';
+import { createRuntime } from '../runtime.js';
+import { createServer } from '../server.js';
+import { lastResort } from '../stdio.js';
+import { VERSION } from '../version.js';
+
+/** Everything open is given this long on SIGINT/SIGTERM; the process is gone within a second. */
+const SHUTDOWN_BUDGET_MS = 600;
+
+interface EndpointKey {
+  key: string;
+  /** Where the key comes from, as the 401 text tells a client. */
+  hint: string;
+  /** Made up here: printed once, as `sandbox` does with its own. */
+  generated: boolean;
+}
+
+/**
+ * The key clients must send: the user's own (MODEL_FEED_API_KEY), which a client configured for
+ * the hosted endpoint already holds; with --sandbox and no key set, a generated one.
+ */
+function endpointKey(config: Config): EndpointKey {
+  if (config.apiKey !== undefined) {
+    return {
+      key: config.apiKey,
+      hint: `the value of ${ENV.apiKey} this server was started with`,
+      generated: false,
+    };
+  }
+  return {
+    key: `mfsk_local_${randomBytes(16).toString('hex')}`,
+    hint: 'the key this server printed on stderr at start',
+    generated: true,
+  };
+}
+
+/** Why the socket could not be opened, as a mistake in `--http` the user can fix. */
+function listenError(error: unknown, { host, port }: ListenAddress): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(
+      `--http: port ${port} on ${host} is in use; choose another, or 0 for a free one.`,
+      'http',
+      '--http',
+    );
+  }
+  if (code === 'EACCES') {
+    return new ConfigError(
+      `--http: port ${port} needs privileges this user lacks; use a port above 1023.`,
+      'http',
+      '--http',
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ConfigError(
+      `--http: ${host} is not an address of this machine; leave the host out to bind 127.0.0.1.`,
+      'http',
+      '--http',
+    );
+  }
+  return error;
+}
+
+/** Serves until SIGINT or SIGTERM; resolves with the exit code once everything is closed. */
+export async function runHttp(config: Config, io: CliIo, rawAddress: string): Promise<number> {
+  const address = parseHttpAddress(rawAddress);
+  // Over stdio a missing key still lets the server list its tools; here the key is also the lock
+  // on the port, and there is nothing to lock it with.
+  if (config.setupError) throw config.setupError;
+  const { key, hint, generated } = endpointKey(config);
+  const secrets = [...config.secrets, key];
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets });
+  for (const warning of config.warnings) log.warn(warning);
+  let stopping = false;
+  const onUncaught = lastResort(log, () => stopping);
+  process.on('uncaughtException', onUncaught);
+  process.on('unhandledRejection', onUncaught);
+  process.stderr.on('error', () => {});
+
+  const runtime = await createRuntime(config, log);
+  const deps = { api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData, secrets };
+  const endpoint = await startHttpEndpoint({
+    ...address,
+    key,
+    keyHint: hint,
+    log,
+    createServer: () => createServer(deps),
+  }).catch(async (error: unknown) => {
+    await runtime.close();
+    throw listenError(error, address);
+  });
+
+  if (isWildcardHost(address.host) || !isLoopbackHost(address.host)) {
+    io.stderr(
+      `model-feed-mcp: warning: --http binds ${address.host}, not loopback: anyone who can reach port ${endpoint.address.port} and holds the key can spend this key's daily quota.\n`,
+    );
+  }
+  io.stderr(`model-feed-mcp: MCP over HTTP at ${endpoint.url} (POST, Authorization: Bearer <key>)\n`);
+  if (generated) {
+    io.stderr(`model-feed-mcp: key ${key}   (generated, shown once; set ${ENV.apiKey} to choose it)\n`);
+  }
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  stopping = true;
+  log.debug('shutting down', { why: signal });
+  await Promise.race([
+    Promise.allSettled([endpoint.close(), runtime.close()]),
+    new Promise((resolve) => setTimeout(resolve, SHUTDOWN_BUDGET_MS).unref()),
+  ]);
+  return EXIT.ok;
+}

@@ -1,0 +1,357 @@
+/**
+ * `POST /api/mcp` on a local socket: the same MCP server as over stdio, behind the hosted
+ * endpoint's bearer key, for clients that speak only HTTP in a network that cannot reach the
+ * service. Streamable HTTP with JSON answers, through the SDK's transport.
+ *
+ * Sessions, with a session-less path beside them:
+ * - `initialize` opens a session (`Mcp-Session-Id`), one MCP server instance for it. A session is
+ *   what lets the server speak first: `notifications/resources/updated` for a subscription travels
+ *   on the session's GET stream, which a stateless endpoint cannot offer.
+ * - A request with no session id that is not `initialize` is answered by a fresh server for that
+ *   request alone, as the hosted endpoint and the sandbox answer: a one-shot `tools/call` from curl
+ *   works the same on all three.
+ * - Sessions are bounded: at most `maxSessions` (the least recently used goes first), and a session
+ *   with no open GET stream and no request for `idleSessionMs` is closed (its subscriptions with
+ *   it), so a client that vanished leaves no poller running. The client then gets 404 for that
+ *   session id and, as the transport specification requires, starts a new one.
+ *
+ * Order of checks: path, then Host/Origin (403, DNS rebinding), then the key (401), then the body
+ * (413 past `maxBodyBytes`). Nothing here writes to stdout.
+ */
+
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Logger } from '../log.js';
+import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
+import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
+
+/** What the endpoint needs of an MCP server: the SDK's `Server` as `createServer(deps)` builds it. */
+export interface McpServerLike {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HttpEndpointOptions extends ListenAddress {
+  /** A fresh MCP server: one per session, or per session-less request. */
+  createServer: () => McpServerLike;
+  /** The one key accepted as `Authorization: Bearer <key>`. */
+  key: string;
+  /** Where the key comes from, for the 401 text: e.g. "the value of MODEL_FEED_API_KEY". */
+  keyHint: string;
+  log: Logger;
+  /** Largest request body read; a larger one gets 413. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Open sessions kept at most; a new one closes the least recently used. @default 100 */
+  maxSessions?: number;
+  /** A session with no GET stream open and no request for this long is closed. @default 30 min */
+  idleSessionMs?: number;
+  /** How long requests in flight may take to finish on close before sockets are cut. @default 250 */
+  closeGraceMs?: number;
+}
+
+export interface HttpEndpoint {
+  /** e.g. http://127.0.0.1:8080/api/mcp */
+  url: string;
+  address: AddressInfo;
+  /** Open sessions now. */
+  readonly sessions: number;
+  /** Closes every session, stops listening and cuts what is left after the grace period. */
+  close(): Promise<void>;
+}
+
+export const HTTP_DEFAULTS = {
+  maxBodyBytes: 1024 * 1024,
+  maxSessions: 100,
+  idleSessionMs: 30 * 60_000,
+  closeGraceMs: 250,
+} as const;
+
+const SESSION_HEADER = 'mcp-session-id';
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+interface Session {
+  id: string;
+  server: McpServerLike;
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+  /** GET streams open now: a client holding one is alive, whatever its silence. */
+  streams: number;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** The service's Error body, as the hosted endpoint answers 401. */
+const refuse = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
+  sendJson(res, status, { error: message }, headers);
+
+/** A JSON-RPC error with id null, as the SDK's transport answers transport-level failures. */
+const rpcError = (res: ServerResponse, status: number, code: number, message: string) =>
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** The request body as text, or `tooLarge` once it passes `max` bytes (declared or received). */
+async function readBody(req: IncomingMessage, max: number): Promise<string | { tooLarge: true }> {
+  if (Number(req.headers['content-length']) > max) return { tooLarge: true };
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    received += chunk.length;
+    if (received > max) return { tooLarge: true };
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isInitialize(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    (body as { method?: unknown }).method === 'initialize'
+  );
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
+  const { log, keyHint } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes;
+  const maxSessions = options.maxSessions ?? HTTP_DEFAULTS.maxSessions;
+  const idleSessionMs = options.idleSessionMs ?? HTTP_DEFAULTS.idleSessionMs;
+  const closeGraceMs = options.closeGraceMs ?? HTTP_DEFAULTS.closeGraceMs;
+  // Compared as SHA-256 digests: equal lengths, so timingSafeEqual applies and the time taken
+  // says nothing about how much of a guess was right.
+  const keyDigest = digest(options.key);
+  const sessions = new Map<string, Session>();
+  let allowed: ReadonlySet<string> = new Set();
+  let closing: Promise<void> | undefined;
+
+  const closeSession = (id: string, why: string): void => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    log.debug('MCP session closed', { why, sessions: sessions.size });
+    void session.server.close().catch(() => {});
+  };
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const session of sessions.values()) {
+        if (session.streams === 0 && now - session.lastSeen > idleSessionMs) closeSession(session.id, 'idle');
+      }
+    },
+    Math.min(60_000, Math.max(10, idleSessionMs / 4)),
+  );
+  sweep.unref();
+
+  function authenticate(req: IncomingMessage, res: ServerResponse): boolean {
+    const header = req.headers.authorization?.trim();
+    const challenge = { 'www-authenticate': 'Bearer' };
+    if (!header) {
+      refuse(
+        res,
+        401,
+        `Missing Authorization header: send "Authorization: Bearer <key>" with ${keyHint}.`,
+        challenge,
+      );
+      return false;
+    }
+    const presented = BEARER.exec(header)?.[1];
+    if (presented === undefined) {
+      refuse(res, 401, `Malformed Authorization header: expected "Bearer <key>" with ${keyHint}.`, challenge);
+      return false;
+    }
+    if (!timingSafeEqual(digest(presented), keyDigest)) {
+      refuse(res, 401, `Key not accepted: send "Authorization: Bearer <key>" with ${keyHint}.`, challenge);
+      return false;
+    }
+    return true;
+  }
+
+  /** Reads and parses a POST body; answers 413 or 400 itself and returns undefined then. */
+  async function parsedBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ body: unknown } | undefined> {
+    const text = await readBody(req, maxBodyBytes);
+    if (typeof text !== 'string') {
+      // The rest of the body is never read: the connection ends with this answer.
+      refuse(res, 413, `Request body larger than ${maxBodyBytes} bytes; MCP messages are small.`, {
+        connection: 'close',
+      });
+      return undefined;
+    }
+    try {
+      return { body: JSON.parse(text) };
+    } catch {
+      rpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+      return undefined;
+    }
+  }
+
+  async function serveSession(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    session.lastSeen = Date.now();
+    if (req.method === 'GET') {
+      session.streams += 1;
+      res.once('close', () => {
+        session.streams -= 1;
+        session.lastSeen = Date.now();
+      });
+      await session.transport.handleRequest(req, res);
+      return;
+    }
+    if (req.method === 'POST') {
+      const parsed = await parsedBody(req, res);
+      if (parsed) await session.transport.handleRequest(req, res, parsed.body);
+    } else {
+      await session.transport.handleRequest(req, res);
+    }
+    session.lastSeen = Date.now();
+  }
+
+  async function openSession(body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (sessions.size >= maxSessions) {
+      const oldest = [...sessions.values()].reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+      closeSession(oldest.id, `more than ${maxSessions} sessions`);
+    }
+    const server = options.createServer();
+    let session: Session | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        session = { id, server, transport, lastSeen: Date.now(), streams: 0 };
+        sessions.set(id, session);
+        log.debug('MCP session opened', { sessions: sessions.size });
+      },
+      onsessionclosed: (id) => closeSession(id, 'closed by the client'),
+    });
+    transport.onerror = (error) => log.debug('MCP transport', { error: error.message });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize that was refused or failed opened no session: nothing may keep its server.
+      if (session === undefined || closing) void server.close().catch(() => {});
+    }
+  }
+
+  async function serveOnce(body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const server = options.createServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    transport.onerror = (error) => log.debug('MCP transport', { error: error.message });
+    res.once('close', () => void server.close().catch(() => {}));
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== MCP_PATH) {
+      refuse(res, 404, `No endpoint at ${path}; the MCP endpoint is POST ${MCP_PATH}.`);
+      return;
+    }
+    const refusal = hostOrOriginRefusal({ host: req.headers.host, origin: req.headers.origin }, allowed);
+    if (refusal !== undefined) {
+      log.info('refused a request from a foreign Host or Origin', {
+        host: req.headers.host,
+        origin: req.headers.origin,
+      });
+      refuse(res, 403, refusal);
+      return;
+    }
+    if (!authenticate(req, res)) return;
+    if (closing) {
+      refuse(res, 503, 'The server is shutting down.', { connection: 'close' });
+      return;
+    }
+    const sessionId = req.headers[SESSION_HEADER];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (session) await serveSession(session, req, res);
+      // The transport specification's answer: the client must start a new session.
+      else rpcError(res, 404, -32001, 'Session not found: it ended or expired; send initialize again.');
+      return;
+    }
+    if (req.method !== 'POST') {
+      const why =
+        req.method === 'GET' || req.method === 'DELETE'
+          ? `${req.method} needs the Mcp-Session-Id an initialize answer carries; without one, use POST.`
+          : `${req.method} is not allowed on ${MCP_PATH}; use POST.`;
+      refuse(res, 405, why, { allow: 'POST' });
+      return;
+    }
+    const parsed = await parsedBody(req, res);
+    if (!parsed) return;
+    if (isInitialize(parsed.body)) await openSession(parsed.body, req, res);
+    else await serveOnce(parsed.body, req, res);
+  }
+
+  const http = createServer((req, res) => {
+    res.once('finish', () =>
+      log.debug('http', { method: req.method, path: req.url, status: res.statusCode }),
+    );
+    route(req, res).catch((error: unknown) => {
+      log.warn('MCP over HTTP: a request failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      if (!res.headersSent) refuse(res, 500, 'The request failed inside the server; see its log (stderr).');
+      else res.destroy();
+    });
+  });
+  const address = await listen(http, options.port, options.host);
+  allowed = allowedAuthorities({ host: options.host, port: address.port });
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(sweep);
+      const open = [...sessions.values()];
+      sessions.clear();
+      // Closing a session's server ends its GET stream and stops its subscription poller.
+      await Promise.allSettled(open.map((session) => session.server.close()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+        setTimeout(() => http.closeAllConnections(), closeGraceMs).unref();
+      });
+    })();
+    return closing;
+  };
+
+  return {
+    url: endpointUrl(address),
+    address,
+    get sessions() {
+      return sessions.size;
+    },
+    close,
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * The `--http` endpoint in process (src/http/server.ts): a real SDK Client over Streamable HTTP, and
+ * raw requests for what a client library would never send. The MCP server behind it answers from
+ * an in-process sandbox. The built CLI is tested end to end in test/e2e/http.test.ts.
+ */
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { type HttpEndpoint, type HttpEndpointOptions, startHttpEndpoint } from '../../src/http/server.js';
+import { silentLogger } from '../../src/log.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { createServer } from '../../src/server.js';
+import { INITIALIZE_PARAMS, MCP_HEADERS, rawRequest, rpc } from './raw-request.js';
+
+const KEY = 'mfsk_http_endpoint_test_key';
+let sandbox: Sandbox;
+const open: HttpEndpoint[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ tier: 'pro' });
+});
+afterAll(() => sandbox.close());
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((endpoint) => endpoint.close()));
+});
+
+async function endpoint(options: Partial<HttpEndpointOptions> = {}): Promise<HttpEndpoint> {
+  const api = createApiClient({
+    baseUrl: sandbox.url,
+    apiKey: sandbox.key,
+    fetch: (url, init) => globalThis.fetch(url, init),
+    userAgent: 'test',
+    timeoutMs: 5000,
+    cacheTtlMs: 0,
+    proxyLabel: undefined,
+    log: silentLogger,
+  });
+  const started = await startHttpEndpoint({
+    host: '127.0.0.1',
+    port: 0,
+    key: KEY,
+    keyHint: 'the value of MODEL_FEED_API_KEY',
+    log: silentLogger,
+    createServer: () => createServer({ api, log: silentLogger, version: '0.0.0-test' }),
+    ...options,
+  });
+  open.push(started);
+  return started;
+}
+
+const auth = { authorization: `Bearer ${KEY}` };
+
+async function connect(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } });
+  const client = new Client({ name: 'endpoint-test', version: '1' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+  rawRequest(url, { headers: { ...MCP_HEADERS, ...auth, ...headers }, body });
+
+describe('the --http endpoint', () => {
+  it('serves a real SDK client in a session: list, call, then DELETE ends the session', async () => {
+    const server = await endpoint();
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
+    const { client, transport } = await connect(server.url);
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.sessions).toBe(1);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'list_model_changes',
+      'get_model',
+      'search_models',
+    ]);
+    const result = await client.callTool({ name: 'get_model', arguments: { id: 'openai/gpt-4o' } });
+    expect(result.structuredContent).toMatchObject({ catalogStatus: 'listed' });
+    await transport.terminateSession();
+    expect(server.sessions).toBe(0);
+    await client.close();
+  });
+
+  it('answers a request without a session and without initialize once, as the hosted endpoint does', async () => {
+    const server = await endpoint();
+    const answer = await post(
+      server.url,
+      rpc(7, 'tools/call', { name: 'search_models', arguments: { limit: 1 } }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers['mcp-session-id']).toBeUndefined();
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 7, result: { structuredContent: { items: [{}] } } });
+    expect(server.sessions).toBe(0);
+  });
+
+  it('401 without a key, with a malformed header or a wrong key, each saying what to send', async () => {
+    const server = await endpoint();
+    const body = rpc(1, 'tools/list');
+    for (const [headers, text] of [
+      [
+        {},
+        /^Missing Authorization header: send "Authorization: Bearer <key>" with the value of MODEL_FEED_API_KEY\.$/,
+      ],
+      [{ authorization: `Basic ${KEY}` }, /^Malformed Authorization header/],
+      [{ authorization: 'Bearer mfsk_wrong' }, /^Key not accepted: send "Authorization: Bearer <key>"/],
+      [{ authorization: `Bearer ${KEY}x` }, /^Key not accepted/],
+    ] as const) {
+      const answer = await rawRequest(server.url, { headers: { ...MCP_HEADERS, ...headers }, body });
+      expect(answer.status).toBe(401);
+      expect(answer.headers['www-authenticate']).toBe('Bearer');
+      expect(JSON.parse(answer.body).error).toMatch(text);
+      expect(answer.body).not.toContain(KEY);
+    }
+  });
+
+  it('403 for a foreign Host or Origin, before the key is looked at', async () => {
+    const server = await endpoint();
+    const { port } = server.address;
+    const body = rpc(1, 'initialize', INITIALIZE_PARAMS);
+    for (const headers of [
+      { host: 'evil.example' },
+      { host: `evil.example:${port}` },
+      { host: `localhost:${port + 1}` },
+      { host: `localhost:${port}`, origin: 'http://evil.example' },
+      { host: `localhost:${port}`, origin: `http://localhost:${port + 1}` },
+    ]) {
+      for (const key of [auth, {}]) {
+        const answer = await rawRequest(server.url, {
+          headers: { ...MCP_HEADERS, ...key, ...headers },
+          body,
+        });
+        expect(answer.status, JSON.stringify(headers)).toBe(403);
+        expect(JSON.parse(answer.body).error).toMatch(/^Forbidden: (Host|Origin) /);
+      }
+    }
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
+      const answer = await post(server.url, body, { host, origin: `http://${host}` });
+      expect(answer.status, host).toBe(200);
+    }
+    expect(server.sessions).toBe(3);
+  });
+
+  it('413 for a body over the bound, declared or streamed; 400 for one that is not JSON', async () => {
+    const server = await endpoint({ maxBodyBytes: 1024 });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { pad: 'x'.repeat(2000) },
+    });
+    const declared = await post(server.url, big);
+    expect(declared.status).toBe(413);
+    expect(JSON.parse(declared.body).error).toMatch(/larger than 1024 bytes/);
+    const chunked = await post(server.url, big, { 'transfer-encoding': 'chunked' });
+    expect(chunked.status).toBe(413);
+    const notJson = await post(server.url, '{"jsonrpc":');
+    expect(notJson.status).toBe(400);
+    expect(JSON.parse(notJson.body)).toMatchObject({ error: { code: -32700 }, id: null });
+  });
+
+  it('the default bound is 1 MiB', async () => {
+    const server = await endpoint();
+    const pad = 'x'.repeat(1024 * 1024);
+    const answer = await post(
+      server.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad } }),
+    );
+    expect(answer.status).toBe(413);
+  });
+
+  it('404 for another path or an unknown session; 405 for GET without a session', async () => {
+    const server = await endpoint();
+    const base = server.url.replace('/api/mcp', '');
+    expect((await post(`${base}/mcp`, rpc(1, 'ping'))).status).toBe(404);
+    const stale = await post(server.url, rpc(1, 'ping'), { 'mcp-session-id': 'no-such-session' });
+    expect(stale.status).toBe(404);
+    expect(JSON.parse(stale.body)).toMatchObject({ error: { code: -32001 } });
+    const get = await rawRequest(server.url, {
+      method: 'GET',
+      headers: { ...auth, accept: 'text/event-stream' },
+    });
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+  });
+
+  it('keeps at most maxSessions: a new one closes the least recently used', async () => {
+    const server = await endpoint({ maxSessions: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const answer = await post(server.url, rpc(1, 'initialize', INITIALIZE_PARAMS));
+      ids.push(String(answer.headers['mcp-session-id']));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(server.sessions).toBe(2);
+    const statuses = [];
+    for (const id of ids)
+      statuses.push((await post(server.url, rpc(2, 'ping'), { 'mcp-session-id': id })).status);
+    expect(statuses).toEqual([404, 200, 200]);
+  });
+
+  it('closes a session idle with no stream open; one holding a GET stream stays', async () => {
+    const server = await endpoint({ idleSessionMs: 100 });
+    const { client, transport } = await connect(server.url);
+    const idle = await post(server.url, rpc(1, 'initialize', INITIALIZE_PARAMS));
+    expect(server.sessions).toBe(2);
+    // The SDK client holds the session's GET stream open, as it does after initialization.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(server.sessions).toBe(1);
+    expect(
+      (await post(server.url, rpc(2, 'ping'), { 'mcp-session-id': String(idle.headers['mcp-session-id']) }))
+        .status,
+    ).toBe(404);
+    await expect(client.ping()).resolves.toEqual({});
+    expect(transport.sessionId).toBeDefined();
+    await client.close();
+  });
+
+  it('close() ends sessions and their open streams at once', async () => {
+    const server = await endpoint();
+    const { client } = await connect(server.url);
+    await client.listTools();
+    const started = performance.now();
+    await server.close();
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(server.sessions).toBe(0);
+    await client.close();
+  });
+});
