@@ -47,6 +47,11 @@ export interface ServerDeps {
   sampleData?: boolean;
   /** Values no result text may show (Config.secrets): an error quoting a setting, an upstream echo. */
   secrets?: readonly string[];
+  /**
+   * Whether clients may subscribe to `model-feed://changes`: false where no session can carry the
+   * updates (the sandbox's stateless /api/mcp). @default true
+   */
+  subscriptions?: boolean;
   /** `--watch-interval`: seconds between polls while `model-feed://changes` is subscribed; else from the tier. */
   watchIntervalS?: number | undefined;
 }

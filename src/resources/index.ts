@@ -115,11 +115,14 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
 }
 
 export function registerResources(server: Server, deps: ServerDeps): void {
-  server.registerCapabilities({ resources: { subscribe: true } });
+  // Declared only where updates can reach the client: a stateless endpoint (the sandbox's
+  // /api/mcp) has no session to send them on.
+  const subscribe = deps.subscriptions !== false;
+  server.registerCapabilities({ resources: { subscribe } });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     readResource(deps, request.params.uri, extra.signal),
   );
-  registerSubscriptions(server, deps);
+  if (subscribe) registerSubscriptions(server, deps);
 }

@@ -27,7 +27,7 @@ export function createMcpEndpoint(baseUrl: () => string): McpHandler {
       proxyLabel: undefined,
       log: silentLogger,
     });
-    const server = createServer({ api, log: silentLogger, version: VERSION });
+    const server = createServer({ api, log: silentLogger, version: VERSION, subscriptions: false });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -9,8 +9,8 @@ export const listModelChanges = defineTool({
   title: 'List model changes',
   description:
     'Changes to AI models: new models, price changes, API changes, deprecations, open-source surges. ' +
-    'Without since: newest first. To follow the feed, call with since=0 (or a Unix time), then again ' +
-    'with since set to the latest value of each answer: no change is skipped.',
+    'Without since: newest first. To follow the feed, call with since=0 (or a Unix time), then with ' +
+    'since set to the latest value of each answer: no change is skipped.',
   input: z.strictObject({
     since: z.number().int().min(0).optional().describe('Unix seconds: only changes after it, oldest first.'),
     type: z.enum(EVENT_TYPES).optional().describe('Only this kind of change.'),

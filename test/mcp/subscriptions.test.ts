@@ -100,7 +100,7 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
     await close();
   });
 
-  it('the sandbox’s /api/mcp answers a subscribe, and its poller ends with the request', async () => {
+  it('the sandbox’s stateless /api/mcp offers no subscriptions: none declared, and none started', async () => {
     const post = (body: unknown) =>
       fetch(`${sandbox.url}/api/mcp`, {
         method: 'POST',
@@ -111,17 +111,24 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
         },
         body: JSON.stringify(body),
       });
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    const { result } = (await initialized.json()) as {
+      result: { capabilities: { resources: { subscribe: boolean } } };
+    };
+    expect(result.capabilities.resources.subscribe).toBe(false);
     const response = await post({
       jsonrpc: '2.0',
       id: 1,
       method: 'resources/subscribe',
       params: { uri: 'model-feed://changes' },
     });
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
-    expect(feedRequests()).toBe(1);
-    // The pro tier's default interval is 4 s: a poller that outlived the request would have asked again.
-    await pause(5000);
-    expect(feedRequests()).toBe(1);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32601);
+    await pause(500);
+    expect(feedRequests()).toBe(0);
   });
 });

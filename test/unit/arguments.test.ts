@@ -135,7 +135,9 @@ describe('tool listings', () => {
     }
   });
 
-  it('fit the context budget: the whole tools/list answer within 4,800 bytes', () => {
-    expect(Buffer.byteLength(JSON.stringify({ tools: listTools() }))).toBeLessThanOrEqual(4800);
+  it('fit the context budget: the tools/list answer within 4,800 bytes as written to stdout', () => {
+    // The line as the transport writes it: the JSON-RPC envelope and the newline included.
+    const line = `${JSON.stringify({ result: { tools: listTools() }, jsonrpc: '2.0', id: 1 })}\n`;
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(4800);
   });
 });
