@@ -11,6 +11,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RateLimitInfo } from '../api/rate-limit.js';
@@ -121,9 +122,27 @@ export class DiskCache {
     await this.writeRecord(sha256(key).slice(0, 24), { v: VERSION, key, storedAt: this.now(), body });
   }
 
+  /**
+   * The 429 another process saw, while it lasts. Asked before every uncached request, so read
+   * synchronously: a missing file costs microseconds, where a trip through the thread pool cost a
+   * tenth of a millisecond a call.
+   */
   async readLimit(): Promise<SharedLimit | undefined> {
-    const record = await this.readRecord(this.file('429'));
-    if (!record || typeof record.retryAt !== 'number' || record.retryAt <= this.now()) return undefined;
+    if (!(await this.prepare())) return undefined;
+    const path = this.file('429');
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
+        await rm(path, { force: true }).catch(() => {});
+      }
+      return undefined;
+    }
+    if (record?.v !== VERSION || typeof record.retryAt !== 'number' || record.retryAt <= this.now()) {
+      return undefined;
+    }
     return {
       retryAt: record.retryAt,
       serviceMessage: typeof record.serviceMessage === 'string' ? record.serviceMessage : undefined,

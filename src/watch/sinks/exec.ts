@@ -9,7 +9,7 @@
  * groups: there only the shell itself is ended.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
@@ -143,6 +143,8 @@ export function createExecSink(options: ExecSinkOptions): Sink {
     return new Promise<void>((resolve, reject) => {
       let child: ChildProcess;
       try {
+        // Loaded here, not at the top: the server's start-up would pay for it (6 ms) and never use it.
+        const { spawn } = process.getBuiltinModule('node:child_process');
         child = spawn(options.command, {
           shell: true,
           detached: !windows,
