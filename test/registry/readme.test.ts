@@ -1,20 +1,27 @@
+/**
+ * The README is the front door: short, `setup` on the first screen, one collapsed block per client.
+ * Its copy-paste configs, and the longer ones in docs/clients.md, must work when pasted: valid JSON,
+ * the package started the way the registry serves it, the key in `env`, never in `args`.
+ */
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../src/config.js';
-import { readText } from './support.js';
+import { links } from './markdown.js';
+import { ROOT, readText } from './support.js';
 
 const readme = readText('README.md');
+const clients = readText('docs/clients.md');
+/** Where client configs live: the README's compact ones, and the longer variants. */
+const pages = { 'README.md': readme, 'docs/clients.md': clients };
 
-/** The bodies of the fenced blocks of one language, in order. */
+/** The bodies of the fenced blocks of one language, in order, from every page with configs. */
 function blocks(lang: string): string[] {
-  return [...readme.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1]!);
-}
-
-/** The text of one `## ` section, up to the next one. */
-function section(title: string): string {
-  const start = readme.indexOf(`\n## ${title}\n`);
-  expect(start, `README section "## ${title}"`).toBeGreaterThanOrEqual(0);
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end === -1 ? undefined : end);
+  return Object.values(pages).flatMap((text) =>
+    [...text.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1]!),
+  );
 }
 
 interface ServerEntry {
@@ -34,19 +41,37 @@ function entries(config: Record<string, unknown>): ServerEntry[] {
 }
 
 const jsonBlocks = blocks('json');
+/** docs/clients.md has no JSON that is not a client config; the README neither. */
 const configs = jsonBlocks.map((text) => JSON.parse(text) as Record<string, unknown>);
 const servers = configs.flatMap(entries);
 
-describe('README client configuration', () => {
-  it('comes right after the quick start', () => {
-    expect(readme.indexOf('\n## Client configuration\n')).toBe(
-      readme.indexOf('\n## ', readme.indexOf('\n## Quick start\n') + 1),
-    );
+describe('README shape', () => {
+  const lines = readme.split('\n');
+
+  it('is at most 250 lines', () => {
+    // A trailing newline ends the last line; it does not start another.
+    expect(readme.endsWith('\n') ? lines.length - 1 : lines.length).toBeLessThanOrEqual(250);
   });
 
-  it('covers every client named in the brief, plus Windows and the hosted endpoint', () => {
-    const text = section('Client configuration');
-    for (const heading of [
+  it('shows `setup` on the first screen (40 lines), before the manual configs', () => {
+    const first = lines.slice(0, 40).join('\n');
+    expect(first).toContain('npx -y model-feed-mcp setup');
+    expect(readme.indexOf('model-feed-mcp setup')).toBeLessThan(readme.indexOf('<details>'));
+  });
+
+  it('says near the top where the key and the base URL come from, and the Node version', () => {
+    const top = lines.slice(0, 12).join('\n');
+    expect(top).toMatch(/account screen/);
+    expect(top).toMatch(/base URL/);
+    const { engines } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as {
+      engines: { node: string };
+    };
+    expect(top).toContain(`Node.js ${engines.node.replace('>=', '>= ')}`);
+  });
+
+  it('has one collapsed block per client, plus Windows', () => {
+    const summaries = [...readme.matchAll(/<summary><b>([^<]+)<\/b>/g)].map((m) => m[1]);
+    expect(summaries).toEqual([
       'Claude Desktop',
       'Claude Code',
       'Cursor',
@@ -56,21 +81,49 @@ describe('README client configuration', () => {
       'Gemini CLI',
       'Zed',
       'Windows',
-      'Hosted endpoint or local runner?',
-      'One-click install',
-    ]) {
-      expect(text).toContain(`\n### ${heading}\n`);
-    }
+    ]);
+    expect(readme.match(/<details>/g)).toHaveLength(readme.match(/<\/details>/g)?.length ?? 0);
   });
 
-  it('has JSON blocks that are plain JSON (no comments, no trailing commas)', () => {
-    expect(jsonBlocks.length).toBeGreaterThanOrEqual(10);
+  it('gives the from-source install, for until the package is on npm', () => {
+    expect(readme).toContain('npm ci && npm run build && npm pack');
+    expect(readme).toMatch(/npm i -g \.\/model-feed-mcp-<version>\.tgz/);
+    expect(readme).toContain('"command": "model-feed-mcp"');
+  });
+
+  it('keeps the two commands that work on a fresh clone', () => {
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm ci && npm test');
+  });
+
+  it('documents every setting in the table and every _meta key the server sends', () => {
+    for (const name of Object.values(ENV)) expect(readme, name).toContain(`\`${name}\``);
+    const src = fileURLToPath(new URL('src/', ROOT));
+    const metaKeys = new Set<string>();
+    for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.ts')) continue;
+      const code = readFileSync(join(src, file), 'utf8');
+      for (const m of code.matchAll(/['"](modelFeed\/[A-Za-z]+)['"]/g)) metaKeys.add(m[1]!);
+    }
+    expect(metaKeys.size).toBeGreaterThanOrEqual(3);
+    for (const key of metaKeys) expect(readme, key).toContain(`\`${key}\``);
+  });
+
+  it('links to its docs (checked by links.test.ts)', () => {
+    expect(links(readme).length).toBeGreaterThanOrEqual(10);
+    expect(links(readme)).toContain('docs/setup.md');
+  });
+});
+
+describe('client configurations (README and docs/clients.md)', () => {
+  it('are plain JSON (no comments, no trailing commas)', () => {
+    expect(jsonBlocks.length).toBeGreaterThanOrEqual(9);
     for (const text of jsonBlocks) expect(() => JSON.parse(text), text).not.toThrow();
   });
 
-  it('starts the package in every stdio config, and passes the key and base URL in env', () => {
+  it('start the package in every stdio config, and pass the key and base URL in env', () => {
     const stdio = servers.filter((s) => s.command !== undefined);
-    expect(stdio.length).toBeGreaterThanOrEqual(9);
+    expect(stdio.length).toBeGreaterThanOrEqual(8);
     for (const entry of stdio) {
       const line = [entry.command, ...(entry.args ?? [])].join(' ');
       expect(line).toMatch(/^(cmd \/c )?npx -y model-feed-mcp$/);
@@ -78,22 +131,23 @@ describe('README client configuration', () => {
       // The key goes in env, never on the command line.
       expect(JSON.stringify(entry.args)).not.toContain(ENV.apiKey);
     }
+    expect(stdio.some((s) => s.command === 'cmd')).toBe(true);
   });
 
-  it('points the hosted-endpoint config at {base_url}/api/mcp with a bearer header', () => {
+  it('point the hosted-endpoint config at {base_url}/api/mcp with a bearer header', () => {
     const http = servers.filter((s) => s.url !== undefined);
     expect(http).toHaveLength(2);
     expect(http[0]).toMatchObject({ type: 'http', url: expect.stringMatching(/^https:\/\/.*\/api\/mcp$/) });
     expect(http[0]?.headers?.Authorization).toMatch(/^Bearer /);
   });
 
-  it('gives --http the hosted-endpoint config with only the URL changed, to loopback', () => {
+  it('give --http the hosted-endpoint config with only the URL changed, to loopback', () => {
     const [hosted, local] = servers.filter((s) => s.url !== undefined);
     expect(local?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
     expect({ ...local, url: hosted?.url }).toEqual(hosted);
   });
 
-  it('uses a password input for the key in the VS Code config', () => {
+  it('use a password input for the key in the VS Code config', () => {
     const vscode = configs.find((c) => 'servers' in c) as {
       inputs: { type: string; id: string; password: boolean }[];
       servers: Record<string, ServerEntry>;
@@ -103,10 +157,14 @@ describe('README client configuration', () => {
     expect(vscode.servers['model-feed']?.env?.[ENV.apiKey]).toBe(`\${input:${input?.id}}`);
   });
 
-  it('has a Codex TOML block with a [mcp_servers.*] table that runs npx', () => {
+  it('include a Codex TOML block with a [mcp_servers.*] table that runs npx', () => {
     const toml = blocks('toml');
     expect(toml).toHaveLength(1);
-    const lines = toml[0]!.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+    // Whole-line and trailing comments are TOML comments, outside strings here.
+    const lines = toml[0]!
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, ''))
+      .filter((l) => l.trim() && !l.trim().startsWith('#'));
     expect(lines[0]).toMatch(/^\[mcp_servers\.[A-Za-z0-9_-]+\]$/);
     for (const line of lines.slice(1)) expect(line).toMatch(/^[A-Za-z0-9_-]+ = \S/);
     const value = (key: string) => lines.find((l) => l.startsWith(`${key} = `))?.slice(key.length + 3);
@@ -116,7 +174,7 @@ describe('README client configuration', () => {
     expect(value('env')).toMatch(new RegExp(`^\\{ ${ENV.apiKey} = ".*", ${ENV.baseUrl} = ".*" \\}$`));
   });
 
-  it('puts the Claude Code server name before --env, and the command after --', () => {
+  it('put the Claude Code server name before --env, and the command after --', () => {
     const commands = blocks('sh')
       .flatMap((b) => b.replace(/\\\n\s*/g, '').split('\n'))
       .filter((l) => l.startsWith('claude mcp add'));
