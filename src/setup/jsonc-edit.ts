@@ -35,6 +35,9 @@ export function detectStyle(text: string): JsonStyle {
 export function parseJsonc(lib: Lib, text: string): JsonNode | undefined {
   const errors: Formats.ParseError[] = [];
   const root = lib.parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  // An empty file (or one with only comments) is a config with nothing in it yet.
+  if (root === undefined && errors.every((e) => lib.printParseErrorCode(e.error) === 'ValueExpected'))
+    return undefined;
   const first = errors[0];
   if (first) {
     const { line, column } = lineAndColumn(text, first.offset);
@@ -162,7 +165,13 @@ function appendChild(
   const after = trailingComma === undefined ? lastEnd : trailingComma + 1;
   // After the last member's own line (and its trailing comment), unless more follows on that line.
   const at = endOfLineAfter(text, after) ?? after;
-  const inserted = splice(text, at, at, `${style.eol}${inner}${member(inner)}`);
+  // A file written with trailing commas gets one after the new member too (and removal takes it back).
+  const inserted = splice(
+    text,
+    at,
+    at,
+    `${style.eol}${inner}${member(inner)}${trailingComma === undefined ? '' : ','}`,
+  );
   return trailingComma === undefined ? splice(inserted, lastEnd, lastEnd, ',') : inserted;
 }
 
@@ -270,18 +279,15 @@ export function setValue(
 }
 
 /**
- * Removes the member at `path`. Objects left empty by it are removed as well, up to `keep` levels
- * from the top (1: the top-level member stays even when empty).
+ * Removes the member at `path`. The object that held it stays, even when left empty: it may have
+ * been there before the member was added (Cursor creates `{"mcpServers": {}}` itself).
  */
-export function removeValue(lib: Lib, text: string, path: readonly string[], keep = 0): string {
+export function removeValue(lib: Lib, text: string, path: readonly string[]): string {
   const root = parseJsonc(lib, text);
   if (root === undefined) return text;
   const property = lib.findNodeAtLocation(root, [...path])?.parent;
   const container = property?.parent;
   if (property === undefined || container === undefined) return text;
-  if ((container.children?.length ?? 0) === 1 && path.length - 1 > keep) {
-    return removeValue(lib, text, path.slice(0, -1), keep);
-  }
   return removeChild(text, container, container.children!.indexOf(property));
 }
 
@@ -301,10 +307,7 @@ export function appendElement(
   return appendChild(text, array, (indent) => serialize(element, indent, style), style);
 }
 
-/**
- * Removes the elements of the array at `path` that `match`; an array left empty is removed with
- * its member.
- */
+/** Removes the elements of the array at `path` that `match`; the array stays, even when left empty. */
 export function removeElements(
   lib: Lib,
   text: string,
@@ -318,6 +321,6 @@ export function removeElements(
     const elements = array.children ?? [];
     const index = elements.findIndex((e) => match(lib.getNodeValue(e)));
     if (index === -1) return text;
-    text = elements.length === 1 ? removeValue(lib, text, path) : removeChild(text, array, index);
+    text = removeChild(text, array, index);
   }
 }
