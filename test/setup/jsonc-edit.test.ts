@@ -106,7 +106,7 @@ describe('JSONC edits', () => {
       inputs: { id: string; password?: boolean }[];
     };
     expect(value.servers['model-feed']?.type).toBe('stdio');
-    expect(value.servers['model-feed']?.env.MODEL_FEED_API_KEY).toBe('${input:model-feed-api-key}');
+    expect(value.servers['model-feed']?.env.MODEL_FEED_API_KEY).toBe(`\${input:model-feed-api-key}`);
     expect(value.inputs.map((i) => i.id)).toEqual(['other-token', 'model-feed-api-key']);
     expect(added).not.toContain('mfsk_test_key');
     // Added twice: still one input.
