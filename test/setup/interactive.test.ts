@@ -36,7 +36,7 @@ function terminal(answers: [RegExp, string][]) {
     stderr: (t: string) => {
       err += t;
       const next = answers[0];
-      if (next && next[0].test(t)) {
+      if (next?.[0].test(t)) {
         answers.shift();
         setImmediate(() => stdin.write(next[1]));
       }
