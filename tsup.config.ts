@@ -25,7 +25,8 @@ const stubAjvProvider: Plugin = {
 
 /**
  * What the stdio server does not need to answer `tools/list` lives in chunks of its own, required
- * on first use: undici (the first upstream request) and the sandbox (`sandbox`, `--sandbox`).
+ * on first use: undici (the first upstream request), the sandbox (`sandbox`, `--sandbox`) and the
+ * JSONC and TOML parsers of `setup`.
  * Start-up then neither parses nor compiles them. Each chunk is self-contained: they share no
  * objects with the main bundle beyond plain data and callbacks.
  */
@@ -38,6 +39,14 @@ const lazyChunks: Plugin = {
     build.onResolve({ filter: /\/sandbox\/server\.js$/ }, ({ importer }) =>
       importer.includes('/src/sandbox/') ? undefined : { path: './sandbox.cjs', external: true },
     );
+    build.onResolve({ filter: /\/setup\/formats\.js$/ }, () => ({
+      path: './setup-formats.cjs',
+      external: true,
+    }));
+    // jsonc-parser's `main` is a UMD build whose inner requires esbuild cannot follow; its ESM build bundles.
+    build.onResolve({ filter: /^jsonc-parser$/ }, () => ({
+      path: fileURLToPath(new URL('./node_modules/jsonc-parser/lib/esm/main.js', import.meta.url)),
+    }));
   },
 };
 
@@ -46,6 +55,7 @@ export default defineConfig({
     index: 'src/index.ts',
     undici: 'node_modules/undici/index.js',
     sandbox: 'src/sandbox/server.ts',
+    'setup-formats': 'src/setup/formats.ts',
   },
   format: ['cjs'],
   platform: 'node',

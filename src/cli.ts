@@ -278,6 +278,29 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       exit(await runDoctor(config, io, { json: json === true }));
     });
   program
+    .command('setup')
+    .description(
+      'add this server to your MCP clients (Claude, Cursor, VS Code, Windsurf, Codex, Gemini CLI, Zed)',
+    )
+    .option(
+      '--client <name>',
+      'configure this client without asking; repeat or comma-separate',
+      (v: string, all: string[] = []) => [...all, v],
+    )
+    .option('--yes', 'accept the defaults: every client found, no questions')
+    .option('--print', 'show what would change (diffs, commands) and write nothing')
+    .option('--remove', 'take the model-feed entry out of the chosen clients again')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See docs/setup.md.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in).`,
+    )
+    .action(async (_opts, command: Command) => {
+      const flags = command.optsWithGlobals<Record<string, unknown>>();
+      const { runSetup } = await import('./commands/setup.js');
+      exit(await runSetup(flags, io));
+    });
+  program
     .command('sandbox')
     .description(
       'run the sandbox service (sample data) on loopback; prints its base URL and the key it accepts',

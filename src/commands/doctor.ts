@@ -48,8 +48,8 @@ async function resolveTarget(config: Config, log: Logger): Promise<Target> {
   };
 }
 
-/** One request through the same client the tools use: proxy, CA, retries and error texts included. */
-async function authenticate(config: Config, log: Logger): Promise<AuthResult> {
+/** One request through the same client the tools use: proxy, CA, retries and error texts included (setup checks a key with it too). */
+export async function authenticate(config: Config, log: Logger): Promise<AuthResult> {
   const runtime = await createRuntime(config, log);
   try {
     const page = await runtime.api.listChanges({ limit: 1 });

@@ -31,14 +31,22 @@ async function fsyncFolder(folder: string): Promise<void> {
   }
 }
 
-/** Replaces `path` with `data` atomically: readers see the old content or the new, never a mix. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Replaces `path` with `data` atomically: readers see the old content or the new, never a mix.
+ * `mode`: the new file's permissions (set exactly, whatever the umask). @default 0600
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  { mode = FILE_MODE }: { mode?: number } = {},
+): Promise<void> {
   const folder = dirname(path);
   await ensureFolder(folder);
   const temp = join(folder, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', FILE_MODE);
+  const handle = await open(temp, 'wx', mode);
   try {
     try {
+      if (mode !== FILE_MODE) await handle.chmod(mode);
       await handle.writeFile(data);
       await handle.sync();
     } finally {

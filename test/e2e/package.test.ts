@@ -90,6 +90,7 @@ describe('the packed tarball, installed offline', () => {
       'dist/index.cjs.build-hash',
       'dist/index.d.cts',
       'dist/sandbox.cjs',
+      'dist/setup-formats.cjs',
       'dist/undici.cjs',
       'package.json',
     ]);

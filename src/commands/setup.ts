@@ -1,0 +1,441 @@
+/**
+ * `model-feed-mcp setup`: adds the server to the user's MCP clients (or, with --remove, takes it
+ * out again). Finds the installed clients, asks which to configure, gets the base URL and the key,
+ * checks the key against the service the way doctor does, and only then writes each client's own
+ * format, merging into what is there. See docs/setup.md.
+ */
+
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { CliIo } from '../cli.js';
+import { type ConfigFlags, ENV, resolveConfig } from '../config.js';
+import { describeError } from '../describe-error.js';
+import { ConfigError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { createLogger } from '../log.js';
+import {
+  claudeAddArgs,
+  claudeRemoveArgs,
+  type RunProgram,
+  runProgram,
+  spawnableClaude,
+} from '../setup/clients/claude-cli.js';
+import { CLIENTS, type ClientDef, findClient } from '../setup/clients/index.js';
+import { lineDiff } from '../setup/diff.js';
+import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
+import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
+import { ConfigParseError, ConfigShapeError } from '../setup/problems.js';
+import {
+  askLine,
+  PromptCancelled,
+  parseChoice,
+  readHidden,
+  readPipedLine,
+  type TtyInput,
+} from '../setup/prompt.js';
+import { readConfig, writeConfig } from '../setup/write.js';
+import type { PlatformFacts } from '../store/paths.js';
+import { terminalSafe } from '../text/terminal.js';
+import { authenticate } from './doctor.js';
+
+export interface SetupFlags extends ConfigFlags {
+  /** `--client`, repeatable, each value possibly a comma list. */
+  client?: string[];
+  yes?: boolean;
+  print?: boolean;
+  remove?: boolean;
+}
+
+/** Everything setup learns from the machine, gathered at the edge (hostFacts) or faked by tests. */
+export interface SetupFacts {
+  platform: NodeJS.Platform;
+  home: string;
+  /** The running script (process.argv[1]), symlinks resolved. */
+  script: string | undefined;
+  nodePath: string;
+  stdin: TtyInput;
+  now(): Date;
+  isFile(path: string): boolean;
+  exists(path: string): boolean;
+  runProgram: RunProgram;
+  /** The parsers' chunk, loaded on first use. */
+  loadFormats(): Promise<FormatLib>;
+}
+
+/** The real machine. HOME (USERPROFILE on Windows) comes from the environment the CLI was given. */
+export function hostFacts(io: CliIo): SetupFacts {
+  const script = process.argv[1];
+  let resolved = script;
+  try {
+    resolved = script === undefined ? undefined : realpathSync(script);
+  } catch {
+    // Keep the path as given.
+  }
+  const home =
+    (process.platform === 'win32' ? io.env.USERPROFILE : io.env.HOME)?.trim() ||
+    io.env.HOME?.trim() ||
+    homedir();
+  return {
+    platform: process.platform,
+    home,
+    script: resolved,
+    nodePath: process.execPath,
+    stdin: process.stdin,
+    now: () => new Date(),
+    isFile: (path) => {
+      try {
+        return statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    },
+    exists: existsSync,
+    runProgram,
+    loadFormats: () => import('../setup/formats.js'),
+  };
+}
+
+/** One client to configure, and how: its file, or the `claude` CLI. */
+interface Target {
+  client: ClientDef;
+  file: string;
+  /** The `claude` executable, for Claude Code when it can be run. */
+  claude: string | undefined;
+  detected: boolean;
+}
+
+function findTargets(facts: SetupFacts, env: CliIo['env']): Target[] {
+  const platformFacts: PlatformFacts = { env, platform: facts.platform, home: facts.home };
+  const claude = spawnableClaude(findOnPath('claude', env, facts.platform, facts.isFile), facts.platform);
+  return CLIENTS.map((client) => {
+    const viaCli = client.id === 'claude-code' ? claude : undefined;
+    return {
+      client,
+      file: client.file(platformFacts),
+      claude: viaCli,
+      detected: viaCli !== undefined || facts.exists(client.marker(platformFacts)),
+    };
+  });
+}
+
+const CLIENT_NAMES = CLIENTS.map((c) => c.id).join(', ');
+
+class Stop extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function chooseTargets(
+  flags: SetupFlags,
+  targets: Target[],
+  facts: SetupFacts,
+  io: CliIo,
+): Promise<Target[]> {
+  if (flags.client?.length) {
+    const names = flags.client.flatMap((v) => v.split(',')).filter((v) => v.trim());
+    return names.map((name) => {
+      const client = findClient(name);
+      if (!client)
+        throw new Stop(EXIT.usage, `Unknown client "${terminalSafe(name)}". Known clients: ${CLIENT_NAMES}.`);
+      return targets.find((t) => t.client === client)!;
+    });
+  }
+  const detected = targets.filter((t) => t.detected);
+  if (flags.yes) {
+    if (!detected.length) {
+      throw new Stop(
+        EXIT.usage,
+        `No MCP client found in ${facts.home}. Name the clients to configure with --client <name> (${CLIENT_NAMES}).`,
+      );
+    }
+    return detected;
+  }
+  if (!facts.stdin.isTTY) {
+    throw new Stop(
+      EXIT.usage,
+      `setup asks which clients to configure, but stdin is not a terminal. Name them with --client <name> (${CLIENT_NAMES}; repeat it or use a comma list), or take every client found with --yes.`,
+    );
+  }
+  io.stderr('MCP clients (* = found on this machine):\n');
+  targets.forEach((t, i) => {
+    io.stderr(
+      `  ${i + 1}. ${t.detected ? '*' : ' '} ${t.client.name}  ${t.claude ? `(claude mcp add)` : t.file}\n`,
+    );
+  });
+  const defaults = targets.flatMap((t, i) => (t.detected ? [i] : []));
+  for (;;) {
+    const answer = await askLine(
+      facts.stdin,
+      io.stderr,
+      `Configure which? Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `,
+    );
+    const picked = parseChoice(answer, targets.length, defaults);
+    if (picked?.length) return picked.map((i) => targets[i]!);
+    io.stderr(`Type numbers from 1 to ${targets.length}, separated by commas.\n`);
+  }
+}
+
+/** The key: MODEL_FEED_API_KEY, else a line piped on stdin, else typed at the terminal with no echo. */
+async function obtainKey(facts: SetupFacts, io: CliIo): Promise<string | undefined> {
+  const fromEnv = io.env[ENV.apiKey]?.trim();
+  if (fromEnv) return fromEnv;
+  if (!facts.stdin.isTTY) return (await readPipedLine(facts.stdin)) || undefined;
+  const typed = await readHidden(
+    facts.stdin,
+    io.stderr,
+    "API key (from the service's account screen; not shown): ",
+  );
+  return typed || undefined;
+}
+
+async function obtainBaseUrl(flags: SetupFlags, facts: SetupFacts, io: CliIo): Promise<string | undefined> {
+  const given = flags.baseUrl?.trim() || io.env[ENV.baseUrl]?.trim();
+  if (given) return given;
+  if (!facts.stdin.isTTY) return undefined;
+  return (
+    (await askLine(
+      facts.stdin,
+      io.stderr,
+      'Service base URL (it comes with your account, e.g. https://<service host>): ',
+    )) || undefined
+  );
+}
+
+/** The key as `--print` shows it: recognisable, not usable. */
+function masked(text: string, key: string | undefined): string {
+  if (!key) return text;
+  const shown = `<${ENV.apiKey}: ${key.length >= 16 ? `${key.slice(0, 4)}…${key.slice(-4)}` : '…'}>`;
+  return text.split(key).join(shown).split(JSON.stringify(key).slice(1, -1)).join(shown);
+}
+
+interface Context {
+  facts: SetupFacts;
+  io: CliIo;
+  lib: FormatLib;
+  print: boolean;
+  key: string | undefined;
+}
+
+/** Edits one client's file; resolves false when it was left alone because of a problem. */
+async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: Context): Promise<boolean> {
+  const { client } = target;
+  const say = (text: string): void => ctx.io.stdout(`${client.name}: ${text}\n`);
+  const problem = (text: string): false => {
+    ctx.io.stderr(`${client.name}: ${text}\n`);
+    return false;
+  };
+  let file: Awaited<ReturnType<typeof readConfig>>;
+  try {
+    file = await readConfig(target.file);
+  } catch (error) {
+    return problem(`cannot read ${target.file}: ${(error as Error).message}`);
+  }
+  if (entry === undefined && file.text === undefined) {
+    say(`${target.file} does not exist; nothing to remove.`);
+    return true;
+  }
+  const before = file.text ?? '';
+  let after: string;
+  try {
+    after = entry ? client.format.add(before, entry, ctx.lib) : client.format.remove(before, ctx.lib);
+  } catch (error) {
+    if (error instanceof ConfigParseError) {
+      return problem(
+        `cannot parse ${file.path}:${error.line}:${error.column} (line ${error.line}: ${error.detail}); left it unchanged. Fix that line, then run setup again.`,
+      );
+    }
+    if (error instanceof ConfigShapeError) {
+      return problem(
+        `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see docs/setup.md).`,
+      );
+    }
+    throw error;
+  }
+  if (after === before) {
+    say(
+      entry
+        ? `${file.path} already has this ${SERVER_NAME} entry; unchanged.`
+        : `${file.path} has no ${SERVER_NAME} entry; unchanged.`,
+    );
+    return true;
+  }
+  if (ctx.print) {
+    ctx.io.stdout(
+      masked(lineDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path), ctx.key),
+    );
+    return true;
+  }
+  try {
+    const backup = await writeConfig(file, after, ctx.facts.now());
+    say(
+      `${entry ? 'added' : 'removed'} ${SERVER_NAME} ${entry ? 'to' : 'from'} ${file.path}${backup ? ` (backup: ${backup})` : ''}`,
+    );
+    return true;
+  } catch (error) {
+    return problem(`cannot write ${file.path}: ${(error as Error).message}`);
+  }
+}
+
+/** Claude Code through `claude mcp add/remove --scope user`. */
+async function applyWithClaude(
+  claude: string,
+  entry: ServerEntry | undefined,
+  ctx: Context,
+): Promise<boolean> {
+  const shown = (args: readonly string[]): string =>
+    masked(
+      ['claude', ...args]
+        .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+        .join(' '),
+      ctx.key,
+    );
+  const remove = claudeRemoveArgs();
+  if (ctx.print) {
+    ctx.io.stdout(
+      `# Claude Code\n${shown(remove)}${entry ? `   # if already there\n${shown(claudeAddArgs(entry))}` : ''}\n`,
+    );
+    return true;
+  }
+  const removed = await ctx.facts.runProgram(claude, remove);
+  if (!entry) {
+    if (removed.code === 0)
+      ctx.io.stdout(`Claude Code: removed ${SERVER_NAME} (claude mcp remove --scope user)\n`);
+    else ctx.io.stdout(`Claude Code: no ${SERVER_NAME} entry in the user scope; unchanged.\n`);
+    return true;
+  }
+  const added = await ctx.facts.runProgram(claude, claudeAddArgs(entry));
+  if (added.code !== 0) {
+    ctx.io.stderr(
+      `Claude Code: \`claude mcp add\` failed: ${masked(terminalSafe(added.output.trim()), ctx.key)}\n`,
+    );
+    return false;
+  }
+  ctx.io.stdout(`Claude Code: added ${SERVER_NAME} (claude mcp add --scope user)\n`);
+  return true;
+}
+
+function entryFor(launch: Launch, baseUrl: string, key: string | undefined): ServerEntry {
+  return {
+    command: launch.command,
+    args: launch.args,
+    env: { [ENV.apiKey]: key ?? '<your key>', [ENV.baseUrl]: baseUrl, ...launch.env },
+  };
+}
+
+async function checkKey(
+  flags: SetupFlags,
+  io: CliIo,
+  baseUrl: string,
+  key: string | undefined,
+  needKey: boolean,
+) {
+  const config = resolveConfig(
+    { ...flags, baseUrl, sandbox: false, diskCache: false },
+    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
+  );
+  // No key is fine only where none is written (VS Code asks for it itself) or with --print.
+  const keyMissing = config.setupError?.setting === ENV.apiKey && key === undefined;
+  if (config.setupError && !(keyMissing && !needKey)) throw config.setupError;
+  if (config.apiKey === undefined || config.baseUrl === undefined) return config;
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    secrets: config.secrets,
+    write: io.stderr,
+  });
+  io.stderr(`Checking the key with ${config.baseUrl} …\n`);
+  try {
+    await authenticate(config, log);
+  } catch (error) {
+    throw new Stop(EXIT.failed, `${describeError(error)}\nNothing was written.`);
+  }
+  io.stderr('The service accepted the key.\n');
+  return config;
+}
+
+async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<number> {
+  if (flags.sandbox) {
+    throw new Stop(
+      EXIT.usage,
+      'setup configures clients for the real service and does not take --sandbox. To try the tools on sample data, run `model-feed-mcp call search_models --sandbox`.',
+    );
+  }
+  const chosen = await chooseTargets(flags, findTargets(facts, io.env), facts, io);
+  const lib = await facts.loadFormats();
+  const ctx: Context = { facts, io, lib, print: flags.print === true, key: undefined };
+  let entry: ServerEntry | undefined;
+  let vscodeEntry: ServerEntry | undefined;
+  if (!flags.remove) {
+    const baseUrl = await obtainBaseUrl(flags, facts, io);
+    if (!baseUrl) {
+      throw new Stop(
+        EXIT.usage,
+        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account).`,
+      );
+    }
+    const needKey = chosen.some((t) => t.client.keyInFile) && !ctx.print;
+    const key = chosen.some((t) => t.client.keyInFile)
+      ? await obtainKey(facts, io)
+      : io.env[ENV.apiKey]?.trim() || undefined;
+    if (needKey && key === undefined) {
+      throw new Stop(
+        EXIT.usage,
+        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`), or run setup in a terminal to type it.`,
+      );
+    }
+    const config = await checkKey(flags, io, baseUrl, key, needKey);
+    ctx.key = config.apiKey;
+    const launch = launchFor({
+      platform: facts.platform,
+      env: io.env,
+      script: facts.script,
+      nodePath: facts.nodePath,
+      which: (name) => findOnPath(name, io.env, facts.platform, facts.isFile),
+    });
+    io.stderr(`Command: ${launch.how}\n`);
+    entry = entryFor(launch, config.baseUrl ?? baseUrl, config.apiKey);
+    vscodeEntry = entryFor(launch, config.baseUrl ?? baseUrl, undefined);
+  }
+  let failed = 0;
+  for (const target of chosen) {
+    const forClient = target.client.keyInFile ? entry : vscodeEntry;
+    const ok = target.claude
+      ? await applyWithClaude(target.claude, forClient, ctx)
+      : await applyToFile(target, forClient, ctx);
+    if (!ok) failed++;
+  }
+  if (!flags.remove && !ctx.print && failed < chosen.length) {
+    io.stderr(
+      'Restart each client to load the server (quit Claude Desktop fully). VS Code asks for the key the first time the server starts.\n',
+    );
+  }
+  return failed ? EXIT.failed : EXIT.ok;
+}
+
+export async function runSetup(
+  flags: SetupFlags,
+  io: CliIo,
+  facts: SetupFacts = hostFacts(io),
+): Promise<number> {
+  try {
+    return await run(flags, io, facts);
+  } catch (error) {
+    if (error instanceof Stop) {
+      io.stderr(`model-feed-mcp setup: ${error.message}\n`);
+      return error.code;
+    }
+    if (error instanceof PromptCancelled) {
+      io.stderr('model-feed-mcp setup: cancelled; nothing was written.\n');
+      return EXIT.failed;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`model-feed-mcp setup: ${describeError(error)}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The clients `setup` knows: where each keeps its config per platform, how to tell it is installed,
+ * and its file format. Adding a client = one entry here (and a format file if it has a new one).
+ * Pure: the environment, platform and home folder come from the caller.
+ */
+
+import { isAbsolute, join } from 'node:path';
+import type { PlatformFacts } from '../../store/paths.js';
+import type { FileFormat } from '../entry.js';
+import { codexToml } from './codex-toml.js';
+import { mcpServersJson } from './mcp-servers-json.js';
+import { vscodeJson } from './vscode-json.js';
+
+export type ClientId =
+  | 'claude-desktop'
+  | 'claude-code'
+  | 'cursor'
+  | 'vscode'
+  | 'windsurf'
+  | 'codex'
+  | 'gemini'
+  | 'zed';
+
+export interface ClientDef {
+  id: ClientId;
+  name: string;
+  /** Other names `--client` accepts. */
+  aliases: readonly string[];
+  /** The user-level config file setup edits. */
+  file(facts: PlatformFacts): string;
+  /** A folder (or file) whose presence says the client is installed. */
+  marker(facts: PlatformFacts): string;
+  format: FileFormat;
+  /** False when the client stores the key itself (VS Code's password input). */
+  keyInFile: boolean;
+}
+
+function envPath(facts: PlatformFacts, name: string): string | undefined {
+  const value = facts.env[name]?.trim();
+  return value && isAbsolute(value) ? value : undefined;
+}
+
+/** %APPDATA% on Windows (Roaming). */
+function appData(facts: PlatformFacts): string {
+  return envPath(facts, 'APPDATA') ?? join(facts.home, 'AppData', 'Roaming');
+}
+
+/** Where desktop apps keep settings: ~/Library/Application Support, %APPDATA%, $XDG_CONFIG_HOME or ~/.config. */
+function appConfig(facts: PlatformFacts): string {
+  if (facts.platform === 'win32') return appData(facts);
+  if (facts.platform === 'darwin') return join(facts.home, 'Library', 'Application Support');
+  return envPath(facts, 'XDG_CONFIG_HOME') ?? join(facts.home, '.config');
+}
+
+const claudeDesktopFolder = (f: PlatformFacts): string => join(appConfig(f), 'Claude');
+const claudeCodeFile = (f: PlatformFacts): string =>
+  join(envPath(f, 'CLAUDE_CONFIG_DIR') ?? f.home, '.claude.json');
+const vscodeFolder = (f: PlatformFacts): string => join(appConfig(f), 'Code', 'User');
+const codexFolder = (f: PlatformFacts): string => envPath(f, 'CODEX_HOME') ?? join(f.home, '.codex');
+/** Zed reads ~/.config/zed on macOS and Linux (XDG on Linux), %APPDATA%\Zed on Windows. */
+const zedFolder = (f: PlatformFacts): string => {
+  if (f.platform === 'win32') return join(appData(f), 'Zed');
+  if (f.platform === 'darwin') return join(f.home, '.config', 'zed');
+  return join(envPath(f, 'XDG_CONFIG_HOME') ?? join(f.home, '.config'), 'zed');
+};
+
+export const CLIENTS: readonly ClientDef[] = [
+  {
+    id: 'claude-desktop',
+    name: 'Claude Desktop',
+    aliases: ['claude-desktop', 'claude_desktop', 'desktop'],
+    file: (f) => join(claudeDesktopFolder(f), 'claude_desktop_config.json'),
+    marker: claudeDesktopFolder,
+    format: mcpServersJson('mcpServers'),
+    keyInFile: true,
+  },
+  {
+    id: 'claude-code',
+    name: 'Claude Code',
+    aliases: ['claude-code', 'claude_code', 'claude'],
+    // Used when the `claude` CLI is not on PATH; with it, `claude mcp add --scope user`.
+    file: claudeCodeFile,
+    marker: claudeCodeFile,
+    format: mcpServersJson('mcpServers'),
+    keyInFile: true,
+  },
+  {
+    id: 'cursor',
+    name: 'Cursor',
+    aliases: ['cursor'],
+    file: (f) => join(f.home, '.cursor', 'mcp.json'),
+    marker: (f) => join(f.home, '.cursor'),
+    format: mcpServersJson('mcpServers'),
+    keyInFile: true,
+  },
+  {
+    id: 'vscode',
+    name: 'VS Code',
+    aliases: ['vscode', 'vs-code', 'code'],
+    file: (f) => join(vscodeFolder(f), 'mcp.json'),
+    marker: vscodeFolder,
+    format: vscodeJson,
+    keyInFile: false,
+  },
+  {
+    id: 'windsurf',
+    name: 'Windsurf',
+    aliases: ['windsurf'],
+    file: (f) => join(f.home, '.codeium', 'windsurf', 'mcp_config.json'),
+    marker: (f) => join(f.home, '.codeium', 'windsurf'),
+    format: mcpServersJson('mcpServers'),
+    keyInFile: true,
+  },
+  {
+    id: 'codex',
+    name: 'Codex',
+    aliases: ['codex'],
+    file: (f) => join(codexFolder(f), 'config.toml'),
+    marker: codexFolder,
+    format: codexToml,
+    keyInFile: true,
+  },
+  {
+    id: 'gemini',
+    name: 'Gemini CLI',
+    aliases: ['gemini', 'gemini-cli'],
+    file: (f) => join(f.home, '.gemini', 'settings.json'),
+    marker: (f) => join(f.home, '.gemini'),
+    format: mcpServersJson('mcpServers'),
+    keyInFile: true,
+  },
+  {
+    id: 'zed',
+    name: 'Zed',
+    aliases: ['zed'],
+    file: (f) => join(zedFolder(f), 'settings.json'),
+    marker: zedFolder,
+    format: mcpServersJson('context_servers'),
+    keyInFile: true,
+  },
+];
+
+/** The client a `--client` value names, or undefined. */
+export function findClient(name: string): ClientDef | undefined {
+  const wanted = name.trim().toLowerCase();
+  return CLIENTS.find((c) => c.id === wanted || c.aliases.includes(wanted));
+}

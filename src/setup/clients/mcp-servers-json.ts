@@ -1,0 +1,47 @@
+/**
+ * The JSON (with comments) shape most clients share: `{ "<top key>": { "model-feed": { command,
+ * args, env } } }`. `mcpServers` for Claude Desktop, Claude Code's ~/.claude.json, Cursor,
+ * Windsurf and Gemini CLI; `context_servers` for Zed.
+ */
+
+import type { FileFormat, ServerEntry } from '../entry.js';
+import { SERVER_NAME } from '../entry.js';
+import { detectStyle, removeValue, setValue, valueAt } from '../jsonc-edit.js';
+
+type Lib = Parameters<FileFormat['add']>[2];
+
+/**
+ * Sets our entry under `top`. A new entry is written whole; an existing one keeps its other keys
+ * (a `disabled` flag, an extra env var the user added) and gets our command, args and env values.
+ */
+export function mergeEntry(lib: Lib, text: string, top: string, entry: object): string {
+  const style = detectStyle(text);
+  const path = [top, SERVER_NAME];
+  const existing = valueAt(lib, text, path);
+  if (
+    existing === undefined ||
+    existing === null ||
+    typeof existing !== 'object' ||
+    Array.isArray(existing)
+  ) {
+    return setValue(lib, text, path, entry, style);
+  }
+  let merged = text;
+  for (const [key, value] of Object.entries(entry)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [inner, innerValue] of Object.entries(value)) {
+        merged = setValue(lib, merged, [...path, key, inner], innerValue, style);
+      }
+    } else {
+      merged = setValue(lib, merged, [...path, key], value, style);
+    }
+  }
+  return merged;
+}
+
+export function mcpServersJson(top: 'mcpServers' | 'context_servers'): FileFormat {
+  return {
+    add: (text: string, entry: ServerEntry, lib: Lib) => mergeEntry(lib, text, top, entry),
+    remove: (text: string, lib: Lib) => removeValue(lib, text, [top, SERVER_NAME]),
+  };
+}

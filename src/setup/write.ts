@@ -1,0 +1,52 @@
+/**
+ * Writing a client's config: a backup of the old file beside it, then the new text atomically, with
+ * the old file's mode (0600 for a new file). A symlinked config (a dotfiles repo) is written through
+ * the link, so the link stays a link.
+ */
+
+import { constants } from 'node:fs';
+import { copyFile, readFile, realpath, stat } from 'node:fs/promises';
+import { FILE_MODE, writeFileAtomic } from '../store/atomic-file.js';
+
+export interface ConfigFile {
+  /** The path to write: the link's target when the config is a symlink. */
+  path: string;
+  /** undefined when the file does not exist yet. */
+  text: string | undefined;
+  mode: number | undefined;
+}
+
+export async function readConfig(path: string): Promise<ConfigFile> {
+  let target = path;
+  try {
+    target = await realpath(path);
+  } catch {
+    return { path, text: undefined, mode: undefined };
+  }
+  const [text, info] = await Promise.all([readFile(target, 'utf8'), stat(target)]);
+  return { path: target, text, mode: info.mode & 0o777 };
+}
+
+/** `<file>.<YYYYMMDD-HHMMSS>.bak`, never over an older backup. */
+export function backupName(path: string, now: Date, attempt: number): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${path}.${stamp}${attempt ? `-${attempt}` : ''}.bak`;
+}
+
+/** Backs up the old file (if any) and writes the new text; resolves with the backup's path. */
+export async function writeConfig(file: ConfigFile, text: string, now: Date): Promise<string | undefined> {
+  let backup: string | undefined;
+  if (file.text !== undefined) {
+    for (let attempt = 0; backup === undefined; attempt++) {
+      const name = backupName(file.path, now, attempt);
+      try {
+        await copyFile(file.path, name, constants.COPYFILE_EXCL);
+        backup = name;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;
+      }
+    }
+  }
+  await writeFileAtomic(file.path, text, { mode: file.mode ?? FILE_MODE });
+  return backup;
+}

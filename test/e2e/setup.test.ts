@@ -1,0 +1,396 @@
+/**
+ * `model-feed-mcp setup`, the built CLI on temp HOME folders holding realistic configs (comments,
+ * other servers, unknown keys), the key piped on stdin and checked against an in-process sandbox.
+ */
+
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { getNodeValue, parseToml, parseTree } from '../../src/setup/formats.js';
+import { BIN, NODE, type Output, scrubbedEnv } from './harness.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+
+/** The CLI with `input` on its stdin (a pipe, so not a TTY). */
+function setup(args: string[], env: Record<string, string>, input = ''): Promise<Output> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [BIN, 'setup', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out: setup ${args.join(' ')}`));
+    }, 15_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+function tempHome(): string {
+  return mkdtempSync(join(tmpdir(), 'mf-setup-home-'));
+}
+
+function put(path: string, text: string, mode = 0o644): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  chmodSync(path, mode);
+}
+
+/** The environment a user's shell would pass: HOME explicit, no key, no XDG config folder. */
+function envFor(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  // A PATH without any real `claude`: setup would run it.
+  return scrubbedEnv({
+    HOME: home,
+    APPDATA: join(home, 'AppData', 'Roaming'),
+    PATH: '/usr/bin:/bin',
+    ...extra,
+  });
+}
+
+function backups(file: string): string[] {
+  return readdirSync(dirname(file)).filter(
+    (f) => f.startsWith(`${file.split('/').pop()}.`) && f.endsWith('.bak'),
+  );
+}
+
+const CURSOR = `{
+  // Servers for every project
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"] // my code
+    }
+  },
+  "cursor.someUnknownSetting": { "keep": true }
+}
+`;
+
+const CLAUDE_DESKTOP = `{
+  "mcpServers": {
+    "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] }
+  },
+  "globalShortcut": "Alt+Space",
+  "preferences": { "menuBarEnabled": false }
+}
+`;
+
+const VSCODE = `// User-level MCP servers
+{
+  "inputs": [
+    { "type": "promptString", "id": "gh-token", "description": "GitHub token", "password": true }
+  ],
+  "servers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": { "Authorization": "Bearer \${input:gh-token}" }
+    }
+  }
+}
+`;
+
+const CODEX = `# ~/.codex/config.toml
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.context7]
+command = "npx"
+args = ["-y", "@upstash/context7-mcp"]
+
+[profiles.deep]
+model_reasoning_effort = "high" # slow but careful
+`;
+
+const cases = [
+  { client: 'cursor', file: '.cursor/mcp.json', text: CURSOR, mode: 0o644 },
+  {
+    client: 'claude-desktop',
+    file: '.config/Claude/claude_desktop_config.json',
+    text: CLAUDE_DESKTOP,
+    mode: 0o600,
+  },
+  { client: 'vscode', file: '.config/Code/User/mcp.json', text: VSCODE, mode: 0o644 },
+  { client: 'codex', file: '.codex/config.toml', text: CODEX, mode: 0o600 },
+];
+
+describe('setup --client <name> --yes, then --remove', () => {
+  it.each(cases)(
+    '$client: keeps the other servers and comments, adds ours; --remove restores the original bytes',
+    async ({ client, file, text, mode }) => {
+      const home = tempHome();
+      const path = join(home, file);
+      put(path, text, mode);
+      const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url });
+
+      const added = await setup(['--client', client, '--yes'], env, `${sandbox.key}\n`);
+      expect(added.code).toBe(0);
+      // VS Code keeps the key itself: none is asked for, none is written.
+      if (client !== 'vscode') expect(added.stderr).toContain('The service accepted the key.');
+      const after = readFileSync(path, 'utf8');
+      expect(added.stdout).toContain(`added model-feed to ${path} (backup: ${path}.`);
+
+      // The other server and settings are still there, and ours is beside them.
+      const parsed = (client === 'codex' ? parseToml(after) : getNodeValue(parseTree(after)!)) as Record<
+        string,
+        Record<string, Record<string, unknown>>
+      >;
+      const servers =
+        parsed[client === 'vscode' ? 'servers' : client === 'codex' ? 'mcp_servers' : 'mcpServers']!;
+      expect(Object.keys(servers)).toEqual([
+        { cursor: 'filesystem', 'claude-desktop': 'memory', vscode: 'github', codex: 'context7' }[client],
+        'model-feed',
+      ]);
+      expect(servers['model-feed']).toMatchObject({ command: NODE, args: [BIN] });
+      if (client === 'vscode') {
+        expect(after).not.toContain(sandbox.key);
+        expect(after).toContain(`\${input:model-feed-api-key}`);
+      } else {
+        expect(after).toContain(sandbox.key);
+      }
+      expect(after).toContain(sandbox.url);
+      expect(statSync(path).mode & 0o777).toBe(mode);
+      const [backup] = backups(path);
+      expect(readFileSync(join(dirname(path), backup!), 'utf8')).toBe(text);
+
+      const removed = await setup(['--client', client, '--remove'], envFor(home));
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(`removed model-feed from ${path}`);
+      expect(readFileSync(path, 'utf8')).toBe(text);
+    },
+  );
+
+  it('Cursor: the added entry keeps the other server line and its comment byte for byte', async () => {
+    const home = tempHome();
+    const path = join(home, '.cursor/mcp.json');
+    put(path, CURSOR);
+    await setup(
+      ['--client', 'cursor'],
+      envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+      `${sandbox.key}\n`,
+    );
+    const after = readFileSync(path, 'utf8');
+    expect(after).toContain(
+      '"args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"] // my code\n    },\n',
+    );
+    expect(after).toContain('// Servers for every project');
+    expect(after).toContain('"cursor.someUnknownSetting": { "keep": true }');
+  });
+});
+
+describe('the key is checked before anything is written', () => {
+  it('a rejected key (401) writes nothing, makes no backup and exits 1', async () => {
+    const home = tempHome();
+    for (const c of cases) put(join(home, c.file), c.text);
+    const result = await setup(
+      ['--client', 'cursor,claude-desktop,vscode,codex'],
+      envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+      'mfsk_wrong_key_0000000000000000\n',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('rejected the API key (HTTP 401)');
+    expect(result.stderr).toContain('Nothing was written.');
+    expect(result.stderr).not.toContain('mfsk_wrong_key_0000000000000000');
+    for (const c of cases) {
+      expect(readFileSync(join(home, c.file), 'utf8')).toBe(c.text);
+      expect(backups(join(home, c.file))).toEqual([]);
+    }
+  });
+
+  it('no key at all, and no terminal to ask in: exit 2, naming the ways to give one', async () => {
+    const home = tempHome();
+    const result = await setup(['--client', 'cursor'], envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('No API key: set MODEL_FEED_API_KEY, pipe the key on stdin');
+  });
+
+  it('MODEL_FEED_API_KEY from the environment works as well as stdin', async () => {
+    const home = tempHome();
+    const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url, MODEL_FEED_API_KEY: sandbox.key });
+    const result = await setup(['--client', 'windsurf', '--client', 'gemini,zed'], env);
+    expect(result.code).toBe(0);
+    for (const file of [
+      '.codeium/windsurf/mcp_config.json',
+      '.gemini/settings.json',
+      '.config/zed/settings.json',
+    ]) {
+      const written = readFileSync(join(home, file), 'utf8');
+      expect(written).toContain(sandbox.key);
+      // A new file is the user's alone.
+      expect(statSync(join(home, file)).mode & 0o777).toBe(0o600);
+    }
+    expect(readFileSync(join(home, '.config/zed/settings.json'), 'utf8')).toContain('"context_servers"');
+  });
+});
+
+describe('files setup cannot read, and dry runs', () => {
+  it('a config that does not parse is left alone, named with its line', async () => {
+    const home = tempHome();
+    const path = join(home, '.cursor/mcp.json');
+    const broken = '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}\n';
+    put(path, broken);
+    const codexPath = join(home, '.codex/config.toml');
+    put(codexPath, CODEX);
+    const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url });
+    const result = await setup(['--client', 'cursor,codex'], env, `${sandbox.key}\n`);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Cursor: cannot parse ${path}:4:5 (line 4: CommaExpected); left it unchanged.`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(broken);
+    expect(backups(path)).toEqual([]);
+    // The other client is still configured.
+    expect(readFileSync(codexPath, 'utf8')).toContain('[mcp_servers.model-feed]');
+  });
+
+  it('a TOML syntax error is named by line too', async () => {
+    const home = tempHome();
+    const path = join(home, '.codex/config.toml');
+    const broken = 'model = "o3"\n\n[mcp_servers.x\ncommand = "y"\n';
+    put(path, broken);
+    const result = await setup(
+      ['--client', 'codex'],
+      envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+      `${sandbox.key}\n`,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Codex: cannot parse ${path}:3:`);
+    expect(readFileSync(path, 'utf8')).toBe(broken);
+  });
+
+  it('--print shows the change with the key masked, and writes nothing', async () => {
+    const home = tempHome();
+    const path = join(home, '.cursor/mcp.json');
+    put(path, CURSOR);
+    const result = await setup(
+      ['--client', 'cursor', '--print'],
+      envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+      `${sandbox.key}\n`,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`--- ${path}`);
+    expect(result.stdout).toContain('+    "model-feed": {');
+    expect(result.stdout).toContain(
+      `<MODEL_FEED_API_KEY: ${sandbox.key.slice(0, 4)}…${sandbox.key.slice(-4)}>`,
+    );
+    expect(result.stdout).not.toContain(sandbox.key);
+    expect(readFileSync(path, 'utf8')).toBe(CURSOR);
+    expect(backups(path)).toEqual([]);
+  });
+
+  it('--remove of an entry that is not there changes nothing', async () => {
+    const home = tempHome();
+    const path = join(home, '.cursor/mcp.json');
+    put(path, CURSOR);
+    const result = await setup(['--client', 'cursor', '--remove'], envFor(home));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('has no model-feed entry; unchanged.');
+    expect(backups(path)).toEqual([]);
+  });
+});
+
+describe('choosing clients and the command', () => {
+  it('without a terminal, --client or --yes: exit 2 saying how to choose', async () => {
+    const result = await setup([], envFor(tempHome(), { MODEL_FEED_BASE_URL: sandbox.url }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('stdin is not a terminal. Name them with --client <name>');
+  });
+
+  it('an unknown client name: exit 2 with the known names', async () => {
+    const result = await setup(['--client', 'notepad'], envFor(tempHome()));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'Unknown client "notepad". Known clients: claude-desktop, claude-code, cursor',
+    );
+  });
+
+  it('--sandbox is refused with what to use instead', async () => {
+    const result = await setup(['--sandbox', '--yes'], envFor(tempHome()));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('does not take --sandbox');
+  });
+
+  it('--yes configures the clients found, and only those', async () => {
+    const home = tempHome();
+    mkdirSync(join(home, '.cursor'));
+    put(join(home, '.codex/config.toml'), CODEX);
+    const result = await setup(
+      ['--yes'],
+      envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+      `${sandbox.key}\n`,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Cursor: added');
+    expect(result.stdout).toContain('Codex: added');
+    expect(result.stdout).not.toContain('Windsurf');
+    expect(readdirSync(home).sort()).toEqual(['.codex', '.cursor']);
+  });
+
+  it('run through npx, it writes `npx -y model-feed-mcp`', async () => {
+    const home = tempHome();
+    const env = envFor(home, {
+      MODEL_FEED_BASE_URL: sandbox.url,
+      npm_command: 'exec',
+      PATH: '/usr/bin:/bin',
+    });
+    const result = await setup(['--client', 'cursor'], env, `${sandbox.key}\n`);
+    expect(result.code).toBe(0);
+    const written = JSON.parse(readFileSync(join(home, '.cursor/mcp.json'), 'utf8')) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    expect(written.mcpServers['model-feed']).toMatchObject({
+      command: 'npx',
+      args: ['-y', 'model-feed-mcp'],
+    });
+  });
+
+  it('Claude Code through `claude mcp add` when the CLI is on PATH, spawned without a shell', async () => {
+    const home = tempHome();
+    const bin = join(home, 'bin');
+    const log = join(home, 'claude-args.log');
+    // Records each argument on its own line; "remove" fails as it does when there is no entry.
+    put(
+      join(bin, 'claude'),
+      `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${log}'; done\necho --- >> '${log}'\n[ "$2" = remove ] && exit 1\nexit 0\n`,
+      0o755,
+    );
+    const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url, PATH: `${bin}:/usr/bin:/bin` });
+    const result = await setup(['--client', 'claude-code'], env, `${sandbox.key} \n`);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Claude Code: added model-feed (claude mcp add --scope user)');
+    const calls = readFileSync(log, 'utf8').split('---\n').filter(Boolean);
+    expect(calls[0]).toBe('mcp\nremove\nmodel-feed\n--scope\nuser\n');
+    expect(calls[1]).toBe(
+      `mcp\nadd\nmodel-feed\n--scope\nuser\n--env\nMODEL_FEED_API_KEY=${sandbox.key}\n--env\nMODEL_FEED_BASE_URL=${sandbox.url}\n--\n${NODE}\n${BIN}\n`,
+    );
+    // Claude Code's own file was not touched.
+    expect(readdirSync(home).sort()).toEqual(['bin', 'claude-args.log']);
+
+    const printed = await setup(['--client', 'claude-code', '--print'], env, `${sandbox.key}\n`);
+    expect(printed.stdout).toContain('claude mcp add model-feed --scope user --env');
+    expect(printed.stdout).not.toContain(sandbox.key);
+  });
+});
