@@ -4,7 +4,6 @@
  * limit. Exit 0 only when every check passed (warnings allowed).
  */
 
-import { rootCertificates } from 'node:tls';
 import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { checkCaSources } from '../doctor/ca-check.js';
@@ -68,7 +67,7 @@ async function collectChecks(target: Target, io: CliIo, log: Logger): Promise<Ch
     checkSettings({ config, env: io.env, sandboxUrl: target.sandboxUrl }),
     checkBaseUrl(config.baseUrl),
     checkProxy(proxyChoice),
-    checkCaSources(rootCertificates.length, extraCa),
+    checkCaSources(process.getBuiltinModule('node:tls').rootCertificates.length, extraCa),
   ];
   const network = await runNetworkChecks(
     {

@@ -5,10 +5,9 @@
  * probe-errors.ts, or rejects with ProbeTimeoutError: none can hang.
  */
 
-import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
-import { connect as connectTcp, isIP, type Socket } from 'node:net';
-import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { isIP, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { bareHost } from '../net/loopback.js';
 import type { ExtraCaFile } from './ca-check.js';
 import { ProbeTimeoutError, TunnelRefusedError } from './probe-errors.js';
@@ -35,12 +34,13 @@ function codedError(message: string, code: string): Error {
  * cannot be cancelled: past the limit it is reported and abandoned (the OS resolver ends it).
  */
 export async function lookupHost(host: string, timeoutMs: number): Promise<string[]> {
+  const { lookup } = process.getBuiltinModule('node:dns/promises');
   const found = await withTimeout(lookup(host, { all: true }), timeoutMs, () => {});
   return found.map((entry) => entry.address);
 }
 
 export function openTcp(host: string, port: number, timeoutMs: number): Promise<Socket> {
-  const socket = connectTcp({ host, port });
+  const socket = process.getBuiltinModule('node:net').connect({ host, port });
   const connected = new Promise<Socket>((resolve, reject) => {
     socket.once('error', reject);
     socket.once('connect', () => {
@@ -60,7 +60,9 @@ export function openTcp(host: string, port: number, timeoutMs: number): Promise<
 /** TLS over an open socket, the certificate verified against Node's roots (plus NODE_EXTRA_CA_CERTS). */
 function secureChannel(socket: Socket, host: string, timeoutMs: number): Promise<TLSSocket> {
   // SNI carries names only: an IP address there is against RFC 6066 (and Node warns).
-  const secure = connectTls({ socket, host, servername: isIP(host) ? undefined : host });
+  const secure = process
+    .getBuiltinModule('node:tls')
+    .connect({ socket, host, servername: isIP(host) ? undefined : host });
   const ready = new Promise<TLSSocket>((resolve, reject) => {
     secure.once('error', reject);
     secure.once('secureConnect', () => {

@@ -20,7 +20,7 @@
  */
 
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -127,7 +127,7 @@ function isInitialize(body: unknown): boolean {
   );
 }
 
-function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<AddressInfo> {
+function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -315,7 +315,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     else await serveOnce(parsed.body, req, res);
   }
 
-  const http = createServer((req, res) => {
+  // Loaded here: the stdio server, which shares this bundle, never needs an HTTP server.
+  const http = process.getBuiltinModule('node:http').createServer((req, res) => {
     res.once('finish', () =>
       log.debug('http', { method: req.method, path: req.url, status: res.statusCode }),
     );

@@ -12,9 +12,8 @@
  * body when one is given (the webhook sink's POST).
  */
 
-import type { IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
 import type { FetchLike, ResponseLike } from '../api/http.js';
 
 export interface NetworkFetch {
@@ -35,11 +34,28 @@ function headerReader(headers: Headers): ResponseLike['headers'] {
 }
 
 function directFetch(maxConnections: number): NetworkFetch {
-  const http = new HttpAgent({ keepAlive: true, maxSockets: maxConnections });
-  const https = new HttpsAgent({ keepAlive: true, maxSockets: maxConnections });
+  // Node's http and https (tls with them) are loaded at the first request, not at start-up, which
+  // they would cost about 7 ms: the stdio server answers initialize and tools/list without them.
+  let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
+  const pools = () => {
+    agents ??= {
+      http: new (process.getBuiltinModule('node:http').Agent)({
+        keepAlive: true,
+        maxSockets: maxConnections,
+      }),
+      https: new (process.getBuiltinModule('node:https').Agent)({
+        keepAlive: true,
+        maxSockets: maxConnections,
+      }),
+    };
+    return agents;
+  };
   return {
     fetch: (url, init) =>
       new Promise((resolve, reject) => {
+        const { http, https } = pools();
+        const httpRequest = process.getBuiltinModule('node:http').request;
+        const httpsRequest = process.getBuiltinModule('node:https').request;
         const { signal } = init;
         if (signal.aborted) {
           reject(signal.reason);
@@ -94,8 +110,8 @@ function directFetch(maxConnections: number): NetworkFetch {
         request.end(init.body);
       }),
     close: async () => {
-      http.destroy();
-      https.destroy();
+      agents?.http.destroy();
+      agents?.https.destroy();
     },
   };
 }

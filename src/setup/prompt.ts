@@ -3,8 +3,6 @@
  * key with no echo. Questions go to stderr; answers come from stdin. Nothing here runs without a TTY.
  */
 
-import { createInterface } from 'node:readline';
-
 export interface TtyInput extends NodeJS.ReadableStream {
   isTTY?: boolean;
   setRawMode?(mode: boolean): unknown;
@@ -20,7 +18,9 @@ export class PromptCancelled extends Error {
 /** One visible line of input. */
 export function askLine(input: TtyInput, write: (text: string) => void, question: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const rl = createInterface({ input, output: undefined, terminal: false });
+    const rl = process
+      .getBuiltinModule('node:readline')
+      .createInterface({ input, output: undefined, terminal: false });
     write(question);
     let answered = false;
     rl.once('line', (line) => {
