@@ -5,11 +5,12 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
-import { type CodeCache, withCodeCache } from './code-cache-hook.js';
+import { withCodeCache } from './code-cache-hook.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { createServer, listTools } from './server.js';
@@ -18,14 +19,6 @@ import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
 import { VERSION } from './version.js';
 import type { WatchFlags } from './watch/options.js';
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-  /** The bin's V8 code cache, written at the server's quiet moments (src/code-cache-hook.ts). */
-  codeCache?: CodeCache;
-}
 
 const HELP_AFTER = `
 Environment:

@@ -10,14 +10,13 @@
 
 import { homedir } from 'node:os';
 import { ConfigError } from './errors.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
 import { cacheFolder } from './store/paths.js';
 import { echoValue, secretShapedTokens, secretValues } from './text/redact.js';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['text', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+// The settings' own vocabulary, for those who validate or document them.
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
 
 export const ENV = {
   apiKey: 'MODEL_FEED_API_KEY',

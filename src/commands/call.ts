@@ -1,10 +1,10 @@
 /** `model-feed-mcp call <tool> [--arg value …] [--json]`: one tool call from the shell. */
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { createLogger } from '../log.js';
 import { createRuntime } from '../runtime.js';
 import { callTool, SAMPLE_DATA_NOTE } from '../server.js';

@@ -5,7 +5,6 @@
  */
 
 import { rootCertificates } from 'node:tls';
-import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { checkCaSources } from '../doctor/ca-check.js';
 import type { Check } from '../doctor/check.js';
@@ -16,6 +15,7 @@ import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
 import { planRoute } from '../doctor/route.js';
 import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
 import { checkSettings } from '../doctor/settings-check.js';
+import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, startLocalSandbox } from '../runtime.js';

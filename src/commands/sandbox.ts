@@ -1,7 +1,7 @@
 /** `model-feed-mcp sandbox`: the sandbox service in the foreground, until Ctrl+C. */
 
-import type { CliIo } from '../cli.js';
 import { ConfigError } from '../errors.js';
+import type { CliIo } from '../io.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { startSandbox } from '../sandbox/server.js';
 

@@ -5,10 +5,10 @@
  */
 
 import { homedir } from 'node:os';
-import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
