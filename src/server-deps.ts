@@ -4,6 +4,7 @@
  */
 
 import type { FeedApi } from './api/client.js';
+import type { Audience } from './audience.js';
 import type { Logger } from './log.js';
 
 export interface ServerDeps {
@@ -19,6 +20,11 @@ export interface ServerDeps {
    * updates (the sandbox's stateless /api/mcp). @default true
    */
   subscriptions?: boolean;
+  /**
+   * Who reads the error texts: the MCP client (a model and its user) or a person at a shell
+   * (`call`). It decides where a fix says to set a variable. @default 'client'
+   */
+  audience?: Audience;
   /** `--watch-interval`: seconds between polls while `model-feed://changes` is subscribed; else from the tier. */
   watchIntervalS?: number | undefined;
 }

@@ -22,7 +22,7 @@ import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
 import type { ServerDeps } from './server-deps.js';
 import { redactSecrets } from './text/redact.js';
-import { parseArguments } from './tools/arguments.js';
+import { type ArgumentNaming, parseArguments } from './tools/arguments.js';
 import { TOOLS } from './tools/index.js';
 import { type JsonSchema, toJsonSchema } from './tools/json-schema.js';
 import type { ToolDefinition } from './tools/tool.js';
@@ -112,6 +112,13 @@ function withNotes(text: string, deps: ServerDeps): string {
   return deps.sampleData ? `${SAMPLE_DATA_NOTE}\n${out}` : out;
 }
 
+/** A tool's arguments checked as a call would check them, worded by `naming` (for `call`'s flags). */
+export function parseToolArguments(name: string, rawArguments: unknown, naming: ArgumentNaming): unknown {
+  const tool = compiledTools().get(name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return parseArguments(name, tool.definition.input, tool.inputSchema, rawArguments, naming);
+}
+
 /**
  * One tool call, from raw arguments to the MCP result. Failures become `isError` results whose
  * text says what to do; only an unknown tool name is a protocol error (-32602), as the spec asks.
@@ -151,7 +158,9 @@ export async function callTool(
     if (signal.aborted || error instanceof AbortedError) throw new AbortedError();
     const note = tool.definition.unavailableNote;
     const described =
-      note && isServiceUnavailable(error) ? `${describeError(error)} ${note}` : describeError(error);
+      note && isServiceUnavailable(error)
+        ? `${describeError(error, deps.audience)} ${note}`
+        : describeError(error, deps.audience);
     const text = redactSecrets(described, deps.secrets ?? []);
     if (error instanceof ModelFeedError) deps.log.info('tool error', { tool: name, error: text });
     else

@@ -237,10 +237,12 @@ describe('--sandbox: every tool with no key and no network', () => {
     expect(out.stderr).toContain('Sample data');
   });
 
-  it('call exits 1 with the message on a tool error, 2 on a usage error', async () => {
+  it('call exits 2 on invalid flags, as its help says, naming the flag typed', async () => {
     const bad = await run(['call', 'list_model_changes', '--limit', '500', '--sandbox']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('"limit" is 500; allowed: an integer from 1 to 100');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'Invalid flags for call list_model_changes: --limit is 500; allowed: an integer from 1 to 100.\n',
+    );
     const usage = await run(['call', 'get_model', '--nope']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("unknown option '--nope'");
