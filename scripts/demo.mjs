@@ -5,7 +5,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const bin = fileURLToPath(new URL('../bin/model-feed-mcp.cjs', import.meta.url));
-const rule = (title) => console.log(`\n\x1b[1m== ${title}\x1b[0m`);
+// Bold headings only on a terminal, and never with NO_COLOR set (https://no-color.org): piped into
+// a file or a CI log, escape codes are noise.
+const bold = process.stdout.isTTY && !process.env.NO_COLOR;
+const rule = (title) => console.log(bold ? `\n\x1b[1m== ${title}\x1b[0m` : `\n== ${title}`);
 const indent = (text) => text.replace(/^/gm, '   ');
 
 const transport = new StdioClientTransport({

@@ -5,11 +5,13 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
-import { type CodeCache, withCodeCache } from './code-cache-hook.js';
+import { kebabFlag, typedFlags, unknownToolMessage } from './call-flags.js';
+import { withCodeCache } from './code-cache-hook.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { createServer, listTools } from './server.js';
@@ -18,14 +20,6 @@ import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
 import { VERSION } from './version.js';
 import type { WatchFlags } from './watch/options.js';
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-  /** The bin's V8 code cache, written at the server's quiet moments (src/code-cache-hook.ts). */
-  codeCache?: CodeCache;
-}
 
 const HELP_AFTER = `
 Environment:
@@ -122,11 +116,6 @@ async function serve(
   await runStdio(withCodeCache(server, io.codeCache, log), { log, onShutdown: () => runtime.close() });
 }
 
-/** `maxInputPrice` → `max-input-price`: tool arguments as conventional flags. */
-function flagName(argument: string): string {
-  return argument.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
 /** One `call <tool>` subcommand per tool, its flags derived from the tool's input schema. */
 function addCallCommand(
   program: Command,
@@ -134,14 +123,27 @@ function addCallCommand(
   argv: readonly string[],
   exit: (code: number) => void,
 ): void {
+  const tools = listTools();
   const call = program
     .command('call')
     .description('call one tool and print its result (text, or the structured result with --json)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
-    );
-  for (const tool of listTools()) {
+      "\nEach flag also takes the argument's own name: --maxInputPrice is --max-input-price." +
+        '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
+    )
+    // A name that is no subcommand lands here (commander's hook for misspelt commands), so the
+    // message can say it is a tool that is unknown, and which tool was probably meant.
+    .on('command:*', (operands: string[]) => {
+      call.error(
+        `error: ${unknownToolMessage(
+          operands[0] ?? '',
+          tools.map((t) => t.name),
+        )}`,
+        { exitCode: EXIT.usage, code: 'model-feed-mcp.unknownTool' },
+      );
+    });
+  for (const tool of tools) {
     const sub = call
       .command(tool.name)
       .description(tool.description ?? '')
@@ -150,16 +152,19 @@ function addCallCommand(
     const required = new Set(tool.inputSchema.required ?? []);
     for (const [name, schema] of Object.entries(properties)) {
       const what = `${schema.description ?? ''} Allowed: ${describeAllowed(schema)}.`.trim();
-      sub.option(`--${flagName(name)} <value>`, `${required.has(name) ? '(required) ' : ''}${what}`);
+      sub.option(`--${kebabFlag(name)} <value>`, `${required.has(name) ? '(required) ' : ''}${what}`);
+      // The schema's own spelling, as the README and tools/list show it; same value, hidden in help.
+      if (kebabFlag(name) !== name) sub.addOption(new Option(`--${name} <value>`).hideHelp());
     }
     sub.option('--json', 'print the structured result as JSON').action(async (_opts, command: Command) => {
       const { json, ...all } = command.optsWithGlobals<Record<string, unknown>>();
-      const args = Object.fromEntries(
-        Object.keys(properties).flatMap((name) => (name in all ? [[name, all[name]]] : [])),
-      );
-      const config = resolveConfig(all as ConfigFlags, io.env, argv);
+      const names = Object.keys(properties);
+      const args = Object.fromEntries(names.flatMap((name) => (name in all ? [[name, all[name]]] : [])));
+      const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { runCall } = await import('./commands/call.js');
-      exit(await runCall(config, io, tool.name, args, json === true));
+      exit(
+        await runCall(config, io, tool.name, args, { json: json === true, flags: typedFlags(argv, names) }),
+      );
     });
   }
 }
@@ -227,7 +232,7 @@ function addWatchCommand(
     .addHelpText('after', WATCH_HELP)
     .action(async (_opts, command: Command) => {
       const all = command.optsWithGlobals<Record<string, unknown>>();
-      const config = resolveConfig(all as ConfigFlags, io.env, argv);
+      const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { parseWatchFlags } = await import('./watch/options.js');
       const options = parseWatchFlags(all as WatchFlags, {
         cwd: process.cwd(),
@@ -239,8 +244,26 @@ function addWatchCommand(
     });
 }
 
+/**
+ * `--api-key` is refused with the fix, not as an unknown option: argv shows in process lists (ps,
+ * Task Manager) and in shared client configs, the environment does not. The server's message
+ * speaks of the client config that started it; the commands', of the shell they run in.
+ */
+function refuseKeyFlag(program: Command, action: Command): void {
+  if (program.getOptionValue('apiKey') === undefined) return;
+  const fix =
+    action === program
+      ? `set ${ENV.apiKey} in the MCP client's "env" for this server and remove the key from its "args"`
+      : `export ${ENV.apiKey}=<your key> in this shell, then run the command without --api-key`;
+  throw new ConfigError(
+    `--api-key is not accepted: a key on the command line shows in process lists and shell history. Put it in the environment instead: ${fix}.`,
+    ENV.apiKey,
+    '--api-key',
+  );
+}
+
 export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
-  const program = addConfigOptions(new Command('model-feed-mcp'))
+  const program: Command = addConfigOptions(new Command('model-feed-mcp'))
     .description(
       'MCP server (stdio) for the Model Change Feed Service: list_model_changes, get_model, search_models.\n' +
         'Started by an MCP client, e.g. `npx -y model-feed-mcp`.',
@@ -251,6 +274,9 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .showHelpAfterError('(run model-feed-mcp --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // Not a setting: it is here to say where the key goes instead (see refuseKeyFlag).
+    .addOption(new Option('--api-key [key]').hideHelp())
+    .hook('preAction', (root, action) => refuseKeyFlag(root, action))
     .option(
       '--http <[host:]port>',
       'serve MCP over HTTP at POST /api/mcp instead of stdio (bearer key as for the hosted endpoint; binds 127.0.0.1 unless a host is given)',
@@ -273,7 +299,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     )
     .action(async (_opts, command: Command) => {
       const { json, ...flags } = command.optsWithGlobals<Record<string, unknown>>();
-      const config = resolveConfig(flags as ConfigFlags, io.env, argv);
+      const config = resolveConfig(flags as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { runDoctor } = await import('./commands/doctor.js');
       exit(await runDoctor(config, io, { json: json === true }));
     });
@@ -315,7 +341,15 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       '--live <seconds>',
       'publish a new sample change every <seconds> s (up to 86400), so the feed grows',
     )
-    .action(async (flags: { port?: string; host?: string; live?: string }) => {
+    .action(async (flags: { port?: string; host?: string; live?: string }, command: Command) => {
+      // Commander reads the runner's options after any subcommand; the sandbox takes none of them.
+      const stray = program.options.find((o) => program.getOptionValueSource(o.attributeName()) === 'cli');
+      if (stray) {
+        command.error(
+          `error: unknown option '${stray.long}' for sandbox: it takes --port, --host and --live (${stray.long} is a setting of the runner that calls a service, not of the sandbox)`,
+          { exitCode: EXIT.usage, code: 'commander.unknownOption' },
+        );
+      }
       const { runSandbox } = await import('./commands/sandbox.js');
       exit(await runSandbox(flags, io));
     });

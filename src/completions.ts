@@ -21,7 +21,7 @@ import { PROMPTS } from './prompts/index.js';
 import { vendorOf } from './prompts/models.js';
 import type { CompletionKind } from './prompts/prompt.js';
 import { MODEL_URI_TEMPLATE } from './resources/model.js';
-import type { ServerDeps } from './server.js';
+import type { ServerDeps } from './server-deps.js';
 import { closestIds, findModel, normalizeId } from './tools/model-lookup.js';
 
 /** The protocol's cap on values in one answer. */

@@ -9,15 +9,15 @@
  */
 
 import { homedir } from 'node:os';
+import { type Audience, whereToSet } from './audience.js';
 import { ConfigError } from './errors.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
 import { cacheFolder } from './store/paths.js';
 import { echoValue, secretShapedTokens, secretValues } from './text/redact.js';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['text', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+// The settings' own vocabulary, for those who validate or document them.
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
 
 export const ENV = {
   apiKey: 'MODEL_FEED_API_KEY',
@@ -245,13 +245,43 @@ function proxySetting(source: Source | undefined, setting: string, flag: string)
 
 const KEY_EXAMPLE = `${ENV.apiKey}=<your key>`;
 const BASE_URL_EXAMPLE = `${ENV.baseUrl}=https://<service host>`;
+const KEY_VAR = [ENV.apiKey, '<your key>'] as const;
+const BASE_URL_VAR = [ENV.baseUrl, 'https://<service host>'] as const;
+const CREATE_KEY = "Create a key on the service's account screen; it is shown only once.";
 
-function checkApiKey(env: Env): { apiKey?: string; error?: ConfigError } {
+/** Straight and typographic quotes: a key copied out of a document or a shell line brings them along. */
+const QUOTE = /^["'`\u2018\u2019\u201c\u201d]|["'`\u2018\u2019\u201c\u201d]$/;
+/** Invisible characters that trim() keeps: zero-width spaces and joiners, from pasting out of a page. */
+const INVISIBLE_EDGE = /^[\p{Cf}]|[\p{Cf}]$/u;
+
+function checkApiKey(env: Env, audience: Audience): { apiKey?: string; error?: ConfigError } {
   let key = envValue(env, ENV.apiKey);
   if (key === undefined) {
+    const where =
+      audience === 'shell'
+        ? `in this shell (export ${KEY_EXAMPLE})`
+        : `in the MCP client's "env" for this server (e.g. ${KEY_EXAMPLE})`;
+    return {
+      error: new ConfigError(`No API key: set ${ENV.apiKey} ${where}. ${CREATE_KEY}`, ENV.apiKey),
+    };
+  }
+  // Not a wrong key, so not "create a new one": the value around the key is what to fix.
+  if (QUOTE.test(key)) {
+    const fix =
+      audience === 'shell'
+        ? `export ${KEY_EXAMPLE}, with no quotes inside the value`
+        : `"${ENV.apiKey}": "<your key>" in the client's "env", the JSON quotes only`;
     return {
       error: new ConfigError(
-        `No API key: set ${ENV.apiKey} in the MCP client's "env" for this server (e.g. ${KEY_EXAMPLE}). Create a key on the service's account screen; it is shown only once.`,
+        `${ENV.apiKey} is wrapped in literal quotes, which the service would take as part of the key. Set the key alone: ${fix}.`,
+        ENV.apiKey,
+      ),
+    };
+  }
+  if (INVISIBLE_EDGE.test(key)) {
+    return {
+      error: new ConfigError(
+        `${ENV.apiKey} has invisible characters (zero-width spaces) around the key, which the service would take as part of it. Type or paste the key again without them.`,
         ENV.apiKey,
       ),
     };
@@ -277,15 +307,26 @@ function checkApiKey(env: Env): { apiKey?: string; error?: ConfigError } {
   return { apiKey: key };
 }
 
+/** Neither setting: one message that names both, since fixing one would only reveal the other. */
+function nothingSet(audience: Audience): ConfigError {
+  return new ConfigError(
+    `No service address and no API key: set ${ENV.baseUrl} and ${ENV.apiKey} ${whereToSet(audience, [BASE_URL_VAR, KEY_VAR])}. The base URL comes with your account; create a key on the service's account screen (it is shown only once).`,
+    ENV.baseUrl,
+    '--base-url',
+  );
+}
+
 function checkBaseUrl(
   source: Source | undefined,
   apiKey: string | undefined,
   secrets: Secrets,
+  audience: Audience,
 ): { baseUrl?: string; error?: ConfigError } {
   if (!source) {
+    const example = audience === 'shell' ? `export ${BASE_URL_EXAMPLE}` : BASE_URL_EXAMPLE;
     return {
       error: new ConfigError(
-        `No service address: set ${ENV.baseUrl} (or --base-url) to the service's base URL, e.g. ${BASE_URL_EXAMPLE}.`,
+        `No service address: set ${ENV.baseUrl} (or --base-url) to the service's base URL, e.g. ${example}.`,
         ENV.baseUrl,
         '--base-url',
       ),
@@ -408,8 +449,21 @@ function diskCacheSetting(env: Env, secrets: Secrets): boolean {
   );
 }
 
-export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly string[] = []): Config {
-  const key = checkApiKey(env);
+export interface ResolveOptions {
+  /**
+   * Who reads the settings messages: the MCP client's log (the server) or a person at a shell
+   * (`call`, `doctor`, `watch`). It decides where they say to set a variable. @default 'client'
+   */
+  audience?: Audience;
+}
+
+export function resolveConfig(
+  flags: ConfigFlags,
+  env: Env,
+  argv: readonly string[] = [],
+  { audience = 'client' }: ResolveOptions = {},
+): Config {
+  const key = checkApiKey(env, audience);
   const secrets = collectSecrets(flags, env, key.apiKey);
   const sources: SettingSources = {};
   const from = (key: keyof SettingSources, source: Source | undefined): Source | undefined => {
@@ -491,16 +545,14 @@ export function resolveConfig(flags: ConfigFlags, env: Env, argv: readonly strin
     secrets,
   );
   const sandbox = flags.sandbox === true;
-  const base = checkBaseUrl(
-    from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl)),
-    key.apiKey,
-    secrets,
-  );
+  const baseUrlSource = from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl));
+  const base = checkBaseUrl(baseUrlSource, key.apiKey, secrets, audience);
+  const neither = !baseUrlSource && envValue(env, ENV.apiKey) === undefined;
   return Object.freeze({
     apiKey: key.apiKey,
     baseUrl: base.baseUrl,
     // The base URL is the first thing to fix: without it the key has nowhere to go.
-    setupError: sandbox ? undefined : (base.error ?? key.error),
+    setupError: sandbox ? undefined : neither ? nothingSet(audience) : (base.error ?? key.error),
     timeoutMs,
     cacheTtlS,
     diskCache: !sandbox && flags.diskCache !== false && diskCacheSetting(env, secrets),

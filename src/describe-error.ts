@@ -3,6 +3,7 @@
  * and what to do next. Never a stack trace, never the key.
  */
 
+import type { Audience } from './audience.js';
 import {
   AbortedError,
   ApiError,
@@ -22,21 +23,46 @@ import {
 } from './errors.js';
 import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './net/failure-kinds.js';
 
-const CA_HINT =
-  "If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) in the server's env; it is added to the default roots.";
+function caHint(audience: Audience): string {
+  const where =
+    audience === 'shell'
+      ? 'in this shell (export NODE_EXTRA_CA_CERTS=/path/to/ca.pem)'
+      : "in the server's env";
+  return `If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) ${where}; it is added to the default roots.`;
+}
+
+/**
+ * The service's own words, quoted as the end of a sentence: its final full stop (or ? or !) also
+ * ends ours, so no `.".` follows it.
+ */
+function quoted(serviceMessage: string): string {
+  return /[.!?]$/.test(serviceMessage) ? `"${serviceMessage}"` : `"${serviceMessage}".`;
+}
+
+/** A 401, said once: the service's own advice when it gives one, ours when it does not. */
+function authText(error: AuthError): string {
+  const head = `The service rejected the API key (HTTP ${error.status}): it is missing, wrong or revoked.`;
+  const said = error.serviceMessage ? ` The service said: ${quoted(error.serviceMessage)}` : '';
+  const advises =
+    error.serviceMessage !== undefined && /\b(create|new|generate)\b.*\bkey\b/i.test(error.serviceMessage);
+  const advice = advises
+    ? ' Then set MODEL_FEED_API_KEY to the new key.'
+    : " Create a new key on the service's account screen (it is shown once) and set MODEL_FEED_API_KEY to it.";
+  return `${head}${said}${advice}`;
+}
 
 /** The one endpoint whose 404 means "not in the catalog"; elsewhere a 404 means a wrong address. */
 const HISTORY_PATH = /\/api\/v1\/models\/[^/?]+\/history(\?|$)/;
 
 /** What to do about a certificate error: only an unknown issuer calls for an extra CA. */
-function certificateHint(code: string, host: string): string {
+function certificateHint(code: string, host: string, audience: Audience): string {
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
     return "The certificate is outside its validity dates: check this machine's clock, or tell whoever runs the service (or the TLS-inspecting proxy).";
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     return `The certificate is for another host name than ${host.replace(/:\d+$/, '')}: check MODEL_FEED_BASE_URL (a TLS-inspecting proxy that signs for the wrong name needs fixing by IT).`;
   }
-  return CA_HINT;
+  return caHint(audience);
 }
 
 function attempts(facts: RequestFacts): string {
@@ -47,11 +73,11 @@ function via(facts: RequestFacts): string {
   return facts.proxy ? ` via proxy ${facts.proxy}` : '';
 }
 
-function networkText(error: NetworkError): string {
+function networkText(error: NetworkError, audience: Audience): string {
   const { request, code } = error;
   const where = `${request.host}${via(request)}`;
   if (isCertificateFailure(code)) {
-    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${certificateHint(code, request.host)}`;
+    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${certificateHint(code, request.host, audience)}`;
   }
   if (isProxyAuthFailure(error.detail)) {
     return `The proxy ${request.proxy ?? ''} asked for authentication (407) when connecting to ${request.host}. Put credentials in the proxy URL: http://user:password@proxy:port.`;
@@ -85,19 +111,20 @@ function rateLimitText(error: RateLimitError): string {
   return `Daily limit reached for the ${tier} tier${perDay}. ${when}${memory} Higher limits are raised on request.`;
 }
 
-export function describeError(error: unknown): string {
+/**
+ * @param audience who reads it: the MCP client's log (the server) or a person at a shell (`call`,
+ * `doctor`, `watch`); it decides where a fix says to set a variable. @default 'client'
+ */
+export function describeError(error: unknown, audience: Audience = 'client'): string {
   if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
   if (error instanceof StateFileError) return `The watch state file is unusable: ${error.message}.`;
   // A sink's own words already name the destination (never its secret parts) and the reason.
   if (error instanceof DeliveryError) return error.message;
   if (error instanceof AbortedError) return 'Cancelled by the client.';
-  if (error instanceof AuthError) {
-    const said = error.serviceMessage ? ` The service said: "${error.serviceMessage}".` : '';
-    return `The service rejected the API key (HTTP ${error.status}): it is missing, wrong or revoked.${said} Create a new key on the service's account screen (it is shown once) and set MODEL_FEED_API_KEY to it.`;
-  }
+  if (error instanceof AuthError) return authText(error);
   if (error instanceof RateLimitError) return rateLimitText(error);
   if (error instanceof ForbiddenError) {
-    const said = error.serviceMessage ? ` It said: "${error.serviceMessage}".` : '';
+    const said = error.serviceMessage ? ` It said: ${quoted(error.serviceMessage)}` : '';
     return `Access refused (HTTP 403 from ${error.request.host}${via(error.request)} for ${error.request.path}).${said} This is not a rejected key (that is a 401): a proxy or web filter may be blocking ${error.request.host}; ask for it to be allowed, and run \`model-feed-mcp doctor\` to see the route.`;
   }
   if (error instanceof NotFoundError) {
@@ -108,7 +135,7 @@ export function describeError(error: unknown): string {
     return `Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}. MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.`;
   }
   if (error instanceof ServerError) {
-    const said = error.serviceMessage ? ` It said: "${error.serviceMessage}".` : '';
+    const said = error.serviceMessage ? ` It said: ${quoted(error.serviceMessage)}` : '';
     return `The service failed: HTTP ${error.status} from ${error.request.host}${via(error.request)} for ${error.request.path}, after ${attempts(error.request)}.${said} Try again later.`;
   }
   if (error instanceof ApiError) {
@@ -121,7 +148,7 @@ export function describeError(error: unknown): string {
     }
     return `No answer from ${error.request.host}${via(error.request)} within ${error.timeoutMs} ms (${attempts(error.request)}). Check the network or the proxy, or raise MODEL_FEED_TIMEOUT_MS (--timeout).`;
   }
-  if (error instanceof NetworkError) return networkText(error);
+  if (error instanceof NetworkError) return networkText(error, audience);
   if (error instanceof UnexpectedResponseError) {
     // Status 0: no complete HTTP answer to name (a malformed one, or a request refused before sending).
     const status = error.status ? `HTTP ${error.status}, ` : '';

@@ -13,11 +13,12 @@ export {
 export type { FetchLike } from './api/http.js';
 export type { RateLimitInfo } from './api/rate-limit.js';
 export type { ChangeEvent, ChangesPage, Model, ModelsPage, PriceHistory, PricePoint } from './api/schemas.js';
-export { type CliIo, main } from './cli.js';
+export { main } from './cli.js';
 export type { CodeCache, CodeCacheWrite } from './code-cache-hook.js';
 export { type Config, type ConfigFlags, resolveConfig } from './config.js';
 export { describeError } from './describe-error.js';
 export * from './errors.js';
+export type { CliIo } from './io.js';
 export { createLogger, type Logger, type LoggerOptions } from './log.js';
 export { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
 export { chooseProxy, type ProxyChoice } from './net/proxy.js';

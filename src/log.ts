@@ -5,7 +5,7 @@
  * title) cannot carry escape sequences, bidi overrides or a line break of its own.
  */
 
-import type { LogFormat, LogLevel } from './config.js';
+import type { LogFormat, LogLevel } from './log-options.js';
 import { redact, withEscapedForms } from './text/redact.js';
 import { escapeJsonText, oneLine } from './text/terminal.js';
 

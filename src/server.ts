@@ -13,19 +13,21 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { FeedApi, StaleInfo } from './api/client.js';
+import type { StaleInfo } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
 import { registerCompletions } from './completions.js';
 import { describeError } from './describe-error.js';
 import { AbortedError, isServiceUnavailable, ModelFeedError } from './errors.js';
-import type { Logger } from './log.js';
 import { registerPrompts } from './prompts/index.js';
 import { registerResources } from './resources/index.js';
+import type { ServerDeps } from './server-deps.js';
 import { redactSecrets } from './text/redact.js';
-import { parseArguments } from './tools/arguments.js';
+import { type ArgumentNaming, parseArguments } from './tools/arguments.js';
 import { TOOLS } from './tools/index.js';
 import { type JsonSchema, toJsonSchema } from './tools/json-schema.js';
 import type { ToolDefinition } from './tools/tool.js';
+
+export type { ServerDeps };
 
 export const SERVER_NAME = 'model-feed-mcp';
 export const RATE_LIMIT_META_KEY = 'modelFeed/rateLimit';
@@ -38,23 +40,6 @@ export const INSTRUCTIONS =
   'To follow the feed, call list_model_changes with since=0 once, then with since=<latest> from each ' +
   'answer; this skips nothing. Use get_model for one model by catalog or Hugging Face id, and ' +
   'search_models to filter the catalog by vendor, price and context.';
-
-export interface ServerDeps {
-  api: FeedApi;
-  log: Logger;
-  version: string;
-  /** Every result says it is sample data (the `--sandbox` mode). */
-  sampleData?: boolean;
-  /** Values no result text may show (Config.secrets): an error quoting a setting, an upstream echo. */
-  secrets?: readonly string[];
-  /**
-   * Whether clients may subscribe to `model-feed://changes`: false where no session can carry the
-   * updates (the sandbox's stateless /api/mcp). @default true
-   */
-  subscriptions?: boolean;
-  /** `--watch-interval`: seconds between polls while `model-feed://changes` is subscribed; else from the tier. */
-  watchIntervalS?: number | undefined;
-}
 
 interface CompiledTool {
   definition: ToolDefinition;
@@ -127,6 +112,13 @@ function withNotes(text: string, deps: ServerDeps): string {
   return deps.sampleData ? `${SAMPLE_DATA_NOTE}\n${out}` : out;
 }
 
+/** A tool's arguments checked as a call would check them, worded by `naming` (for `call`'s flags). */
+export function parseToolArguments(name: string, rawArguments: unknown, naming: ArgumentNaming): unknown {
+  const tool = compiledTools().get(name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return parseArguments(name, tool.definition.input, tool.inputSchema, rawArguments, naming);
+}
+
 /**
  * One tool call, from raw arguments to the MCP result. Failures become `isError` results whose
  * text says what to do; only an unknown tool name is a protocol error (-32602), as the spec asks.
@@ -166,7 +158,9 @@ export async function callTool(
     if (signal.aborted || error instanceof AbortedError) throw new AbortedError();
     const note = tool.definition.unavailableNote;
     const described =
-      note && isServiceUnavailable(error) ? `${describeError(error)} ${note}` : describeError(error);
+      note && isServiceUnavailable(error)
+        ? `${describeError(error, deps.audience)} ${note}`
+        : describeError(error, deps.audience);
     const text = redactSecrets(described, deps.secrets ?? []);
     if (error instanceof ModelFeedError) deps.log.info('tool error', { tool: name, error: text });
     else

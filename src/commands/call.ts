@@ -1,16 +1,46 @@
 /** `model-feed-mcp call <tool> [--arg value …] [--json]`: one tool call from the shell. */
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
+import { InvalidArgumentsError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { createLogger } from '../log.js';
 import { createRuntime } from '../runtime.js';
-import { callTool, SAMPLE_DATA_NOTE } from '../server.js';
+import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../server.js';
 import { redactSecrets } from '../text/redact.js';
 import { escapeJsonText, terminalSafe } from '../text/terminal.js';
 import { VERSION } from '../version.js';
+
+export interface CallOptions {
+  /** Print the structured result as JSON. */
+  json: boolean;
+  /** The flag typed for each argument (`maxInputPrice` → `--max-input-price`), for messages. */
+  flags: Readonly<Record<string, string>>;
+}
+
+/**
+ * Arguments checked here, before any setting or request, so a typo is a usage mistake (exit 2)
+ * named by the flag the user typed, not a tool error about a schema field.
+ */
+function checkArguments(
+  tool: string,
+  args: Record<string, unknown>,
+  flags: CallOptions['flags'],
+): string | undefined {
+  try {
+    parseToolArguments(tool, args, {
+      header: `Invalid flags for call ${tool}`,
+      noun: 'flag',
+      label: (name) => flags[name] ?? `--${name}`,
+    });
+    return undefined;
+  } catch (error) {
+    if (error instanceof InvalidArgumentsError) return error.message;
+    throw error;
+  }
+}
 
 /** Runs the tool as the server would and prints it; resolves with the exit code. */
 export async function runCall(
@@ -18,13 +48,18 @@ export async function runCall(
   io: CliIo,
   tool: string,
   args: Record<string, unknown>,
-  json: boolean,
+  { json, flags }: CallOptions,
 ): Promise<number> {
   // What reaches the terminal: no secret, no escape sequence, whatever the service sent.
   const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
+  const invalid = checkArguments(tool, args, flags);
+  if (invalid) {
+    io.stderr(`${print(invalid)}\n`);
+    return EXIT.usage;
+  }
   // A missing key or base URL is a settings mistake, like a bad flag: exit 2, not a failed call.
   if (config.setupError) {
-    io.stderr(`${print(describeError(config.setupError))}\n`);
+    io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
     return EXIT.usage;
   }
   const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
@@ -36,7 +71,14 @@ export async function runCall(
   process.once('SIGINT', onSigint);
   try {
     const result: CallToolResult = await callTool(
-      { api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData, secrets: config.secrets },
+      {
+        api: runtime.api,
+        log,
+        version: VERSION,
+        sampleData: runtime.sampleData,
+        secrets: config.secrets,
+        audience: 'shell',
+      },
       tool,
       args,
       controller.signal,

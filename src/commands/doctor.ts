@@ -4,7 +4,6 @@
  * limit. Exit 0 only when every check passed (warnings allowed).
  */
 
-import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { checkCaSources } from '../doctor/ca-check.js';
 import type { Check } from '../doctor/check.js';
@@ -15,6 +14,7 @@ import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
 import { planRoute } from '../doctor/route.js';
 import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
 import { checkSettings } from '../doctor/settings-check.js';
+import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, startLocalSandbox } from '../runtime.js';

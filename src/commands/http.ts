@@ -5,13 +5,13 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { CliIo } from '../cli.js';
 import { type Config, ENV } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { type ListenAddress, parseHttpAddress } from '../http/address.js';
 import { isWildcardHost } from '../http/host-check.js';
 import { startHttpEndpoint } from '../http/server.js';
+import type { CliIo } from '../io.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { createRuntime } from '../runtime.js';

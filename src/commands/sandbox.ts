@@ -1,7 +1,7 @@
 /** `model-feed-mcp sandbox`: the sandbox service in the foreground, until Ctrl+C. */
 
-import type { CliIo } from '../cli.js';
 import { ConfigError } from '../errors.js';
+import type { CliIo } from '../io.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { startSandbox } from '../sandbox/server.js';
 
@@ -71,6 +71,11 @@ function listenError(error: unknown, port: number, host: string): unknown {
   return error;
 }
 
+/** A value as one shell word: as it is when plain, else single-quoted ([::1] would be a glob). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
 /** Starts the sandbox and resolves once it has stopped (SIGINT or SIGTERM). */
 export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number> {
   const port = parsePort(flags.port);
@@ -102,6 +107,10 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
       `sandbox warn: bound to ${host}, reachable from other machines; anyone with the key can call it.\n`,
     );
   }
+  // Ready to paste: the key is printed only when generated here (a chosen one stays unprinted).
+  const exportLine = chosenKey
+    ? `export MODEL_FEED_BASE_URL=${shellWord(sandbox.url)}   # plus MODEL_FEED_API_KEY, as set for the sandbox`
+    : `export MODEL_FEED_BASE_URL=${shellWord(sandbox.url)} MODEL_FEED_API_KEY=${shellWord(sandbox.key)}`;
   const keyLine = chosenKey
     ? 'the value of MODEL_FEED_API_KEY'
     : `${sandbox.key}   (generated, shown once; set MODEL_FEED_API_KEY to choose it)`;
@@ -112,7 +121,8 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
       `  API key   ${keyLine}`,
       `  REST      ${sandbox.url}/api/v1/changes, /api/v1/models, /api/v1/models/{slug}/history`,
       `  MCP       POST ${sandbox.url}/api/mcp (Authorization: Bearer <key>)`,
-      'Use it from the runner: MODEL_FEED_BASE_URL=<base URL> MODEL_FEED_API_KEY=<key> model-feed-mcp',
+      'Paste into another shell to point call, doctor and watch at it:',
+      `  ${exportLine}`,
       ...(liveMs === undefined ? [] : [`Publishing a new change every ${liveMs / 1000} s.`]),
       'Press Ctrl+C to stop.',
       '',

@@ -7,11 +7,11 @@
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { CliIo } from '../cli.js';
 import { type ConfigFlags, ENV, resolveConfig } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { createLogger } from '../log.js';
 import {
   claudeAddArgs,

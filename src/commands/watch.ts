@@ -5,10 +5,10 @@
  */
 
 import { homedir } from 'node:os';
-import type { CliIo } from '../cli.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
@@ -120,7 +120,7 @@ function lockMessage(error: LockedError, statePath: string): string {
 export async function runWatch(config: Config, io: CliIo, options: WatchOptions): Promise<number> {
   const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
   if (config.setupError) {
-    io.stderr(`${print(describeError(config.setupError))}\n`);
+    io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
     return EXIT.usage;
   }
   // When the changes themselves go to the same terminal, a status line would run into them.
@@ -148,7 +148,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   } catch (error) {
     status.stop();
     io.stderr(
-      `model-feed-mcp: ${print(error instanceof LockedError ? lockMessage(error, statePath) : describeError(error))}\n`,
+      `model-feed-mcp: ${print(error instanceof LockedError ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
     );
     return EXIT.failed;
   }
@@ -202,7 +202,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     return result.code;
   } catch (error) {
     status.stop();
-    io.stderr(`model-feed-mcp: ${print(describeError(error))}\n`);
+    io.stderr(`model-feed-mcp: ${print(describeError(error, 'shell'))}\n`);
     return EXIT.failed;
   } finally {
     process.off('SIGINT', stop);

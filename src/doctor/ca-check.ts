@@ -4,8 +4,9 @@ import { type Check, check } from './check.js';
 
 export type ExtraCaFile = { path: string; certificates: number } | { path: string; error: string };
 
+// doctor runs in a shell: the fix is made there first, then given to the client the same way.
 const FIX =
-  'Point NODE_EXTRA_CA_CERTS at a readable PEM file holding the CA certificate of your proxy or TLS inspection, in the MCP client\'s "env" for this server, then restart the client (Node reads it only at start).';
+  'Point NODE_EXTRA_CA_CERTS at a readable PEM file holding the CA certificate of your proxy or TLS inspection: export NODE_EXTRA_CA_CERTS=/path/to/ca.pem in this shell and run doctor again; then give the server the same in the MCP client\'s "env" and restart the client (Node reads it only at start).';
 
 export function checkCaSources(defaultRoots: number, extra: ExtraCaFile | undefined): Check {
   const roots = `${defaultRoots} Node default roots`;

@@ -101,6 +101,7 @@ export function tlsFailed(route: Route, error: unknown, ms: number, stage: TlsSt
         attempts: 1,
         proxy: route.proxy?.label,
       }),
+      'shell',
     );
   const target = route.service.authority;
   const proxy = route.proxy?.label ?? '';
@@ -149,7 +150,7 @@ export function authPassed(changes: number, ms: number): Check {
 export function authFailed(error: unknown, ms: number): Check {
   // Every ModelFeedError message names the request and never holds the key.
   const what = error instanceof ModelFeedError ? error.message : 'the request failed';
-  return check('auth', { status: 'fail', detail: what, fix: describeError(error), ms });
+  return check('auth', { status: 'fail', detail: what, fix: describeError(error, 'shell'), ms });
 }
 
 export function checkRateLimit(info: RateLimitInfo | undefined): Check {

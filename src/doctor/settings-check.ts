@@ -34,7 +34,7 @@ function describeBaseUrl({ config, sandboxUrl }: SettingsFacts): string {
   return origin ? `base URL from ${origin} refused` : 'base URL not set';
 }
 
-const KEY_IN_ARGV_FIX = `Remove the key from the command line (the client config's "args"): arguments show in process lists and shared config files. Put it in the "env" block as ${ENV.apiKey} instead.`;
+const KEY_IN_ARGV_FIX = `Remove the key from the command line (and from the client config's "args" if it came from there): arguments show in process lists and shared config files. Set it in the environment instead: export ${ENV.apiKey}=<your key> in this shell, and "${ENV.apiKey}" in the client's "env" for the server.`;
 
 export function checkSettings(facts: SettingsFacts): Check {
   const { config } = facts;

@@ -12,7 +12,7 @@ import {
   type Prompt,
 } from '@modelcontextprotocol/sdk/types.js';
 import { requestError, toRequestError } from '../request-errors.js';
-import type { ServerDeps } from '../server.js';
+import type { ServerDeps } from '../server-deps.js';
 import { parseArguments, shown } from '../tools/arguments.js';
 import { type JsonSchema, toJsonSchema } from '../tools/json-schema.js';
 import { compareModels } from './compare-models.js';

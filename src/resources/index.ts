@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AbortedError } from '../errors.js';
 import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-errors.js';
-import type { ServerDeps } from '../server.js';
+import type { ServerDeps } from '../server-deps.js';
 import { inline } from '../tools/render.js';
 import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';
 import { ChangesPoller } from './changes-poller.js';

@@ -73,17 +73,29 @@ export function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}… (${text.length} characters)` : text;
 }
 
+/** How a message names the arguments: as a model sends them, or as flags of `call`. */
+export interface ArgumentNaming {
+  /** The start of the message. @default `Invalid arguments for <tool>` */
+  header?: string;
+  /** What one argument is called. @default 'argument' */
+  noun?: string;
+  /** One argument as the message shows it. @default the name in double quotes */
+  label?: (name: string) => string;
+}
+
 /** Validates raw arguments against a tool's input: the parsed value, or one actionable error. */
 export function parseArguments<S extends z.ZodType>(
   toolName: string,
   input: S,
   jsonSchema: JsonSchema,
   raw: unknown,
+  naming: ArgumentNaming = {},
 ): z.output<S> {
+  const header = naming.header ?? `Invalid arguments for ${toolName}`;
+  const noun = naming.noun ?? 'argument';
+  const label = naming.label ?? ((name: string) => `"${name}"`);
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
-    throw new InvalidArgumentsError(
-      `Invalid arguments for ${toolName}: expected an object of named arguments, got ${shown(raw)}.`,
-    );
+    throw new InvalidArgumentsError(`${header}: expected an object of named arguments, got ${shown(raw)}.`);
   }
   const given = coerceArguments((raw ?? {}) as Record<string, unknown>, jsonSchema);
   const result = input.safeParse(given);
@@ -94,13 +106,13 @@ export function parseArguments<S extends z.ZodType>(
   const problems = result.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map(shown).join(', ');
-      return `unknown argument ${keys}; ${toolName} takes ${names.join(', ')}`;
+      return `unknown ${noun} ${keys}; ${toolName} takes ${(naming.label ? names.map(naming.label) : names).join(', ')}`;
     }
     const name = String(issue.path[0] ?? '');
     const value = own(given, name);
     const allowed = describeAllowed(own(props, name));
-    if (value === undefined) return `missing required argument "${name}": ${allowed}`;
-    return `"${name}" is ${shown(value)}; allowed: ${allowed}`;
+    if (value === undefined) return `missing required ${noun} ${label(name)}: ${allowed}`;
+    return `${label(name)} is ${shown(value)}; allowed: ${allowed}`;
   });
-  throw new InvalidArgumentsError(`Invalid arguments for ${toolName}: ${[...new Set(problems)].join('; ')}.`);
+  throw new InvalidArgumentsError(`${header}: ${[...new Set(problems)].join('; ')}.`);
 }

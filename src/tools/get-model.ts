@@ -11,7 +11,13 @@ function notListed(id: string, suggestions: string[]) {
     ? ` Close ids: ${suggestions.map(inline).join(', ')}.`
     : ' No close ids; search_models lists the catalog.';
   return {
-    structured: { catalogStatus: 'not_listed', matchedBy: null, model: null, priceHistory: null },
+    structured: {
+      catalogStatus: 'not_listed',
+      matchedBy: null,
+      model: null,
+      priceHistory: null,
+      suggestions,
+    },
     text: `"${inline(id)}" is not listed in the catalog (not_listed).${hint}`,
   };
 }
@@ -20,8 +26,8 @@ export const getModel = defineTool({
   name: 'get_model',
   title: 'Get model',
   description:
-    'One model: price, context length, catalog status and price history. Looks it up by catalog id ' +
-    '(vendor/model) or Hugging Face id, case-insensitive. An unknown id answers not_listed with close ids.',
+    'One model by catalog id (vendor/model) or Hugging Face id, any case: price, context length, ' +
+    'catalog status, price history. Unknown ids get not_listed and suggestions.',
   input: z.strictObject({
     id: z.string().trim().min(1).max(200).describe('e.g. openai/gpt-4o or deepseek-ai/DeepSeek-R1'),
   }),

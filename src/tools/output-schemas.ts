@@ -37,4 +37,6 @@ export const GetModelOutput = z.looseObject({
       points: z.array(PricePointSchema.pick({ inputPrice: true, outputPrice: true, observedAt: true })),
     })
     .nullable(),
+  /** Close catalog ids, closest first, when the id is not listed; what the text calls "Close ids". */
+  suggestions: z.array(z.string()).optional(),
 });

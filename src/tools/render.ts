@@ -75,11 +75,17 @@ export function changeLine(event: ChangeEvent): string {
   const dates = published && published !== detected ? `${detected} (published ${published})` : detected;
   const slug = inline(event.model.slug);
   const name = inline(event.model.name);
+  const title = inline(event.title);
+  const before = inline(event.beforeValue);
+  const after = inline(event.afterValue);
+  // Titles such as "… price cut: in $5 / out $15 per 1M tokens → in $2.5 / out $10 per 1M tokens"
+  // already hold both values: the line says them once.
+  const inTitle = [before, after].every((value) => !value || title.includes(value));
   const parts = [
     [dates, inline(event.eventType)].filter(Boolean).join(' '),
     name && slug ? `${name} (${slug})` : name || slug,
-    inline(event.title),
-    change(inline(event.beforeValue), inline(event.afterValue)),
+    title,
+    inTitle ? undefined : change(before, after),
     inline(event.verificationStatus),
     inline(event.sourceUrl) || inline(event.sourceName),
   ];

@@ -9,8 +9,8 @@ export const searchModels = defineTool({
   name: 'search_models',
   title: 'Search models',
   description:
-    'Catalog models matching vendor, max input price and min context, ordered by attention (how much ' +
-    'notice a model gets now, not its quality). total counts all matches.',
+    'Catalog models matching the filters, ordered by attention (how much notice a model gets now, ' +
+    'not its quality). total counts all matches.',
   input: z.strictObject({
     vendor: z.string().trim().min(1).max(100).optional().describe('Catalog namespace, e.g. openai.'),
     maxInputPrice: z.number().min(0).optional().describe('Max USD per 1M input tokens.'),

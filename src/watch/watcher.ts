@@ -45,7 +45,7 @@ export interface WatchResult {
 }
 
 function failed(error: unknown): WatchResult {
-  return { code: 1, message: describeError(error) };
+  return { code: 1, message: describeError(error, 'shell') };
 }
 
 /** Errors after which polling again cannot help: the user must act. */
@@ -171,12 +171,14 @@ export async function runWatcher(
         waitUntil = error.retryAt;
         const note = `rate limited: polling resumes at ${new Date(waitUntil).toISOString().slice(11, 19)} UTC`;
         status.update({ note });
-        log.warn(`${note} (${describeError(error)})`);
+        log.warn(`${note} (${describeError(error, 'shell')})`);
       } else {
         waitUntil = deps.now() + outageDelayMs(failures, deps.random);
         const seconds = Math.ceil((waitUntil - deps.now()) / 1000);
         status.update({ note: `service unavailable, retrying in ${seconds} s` });
-        log.warn(`polling failed (${failures} in a row): ${describeError(error)} Retrying in ${seconds} s.`);
+        log.warn(
+          `polling failed (${failures} in a row): ${describeError(error, 'shell')} Retrying in ${seconds} s.`,
+        );
       }
     } finally {
       pacer.spent(calls, cycleStart);

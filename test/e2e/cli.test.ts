@@ -184,3 +184,119 @@ describe('the command line', () => {
     expect(spaced.stderr).toContain('MODEL_FEED_API_KEY must be printable ASCII without spaces');
   });
 });
+
+describe('messages that fit what people type', () => {
+  it('call with a wrong tool name: "unknown tool", the closest one and the list, exit 2', async () => {
+    const out = await run(['call', 'list_changes', '--limit', '5', '--sandbox']);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr.split('\n')[0]).toBe(
+      "error: unknown tool 'list_changes'. Did you mean list_model_changes? The tools are list_model_changes, get_model, search_models; `model-feed-mcp call <tool> --help` lists a tool's flags.",
+    );
+  });
+
+  it('call with invalid tool arguments exits 2 and names the flag as typed', async () => {
+    const kebab = await run(['call', 'search_models', '--max-input-price', 'cheap', '--sandbox']);
+    expect(kebab).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'Invalid flags for call search_models: --max-input-price is "cheap"; allowed: a number >= 0.\n',
+    });
+    const camel = await run(['call', 'search_models', '--maxInputPrice', 'cheap', '--sandbox']);
+    expect(camel.code).toBe(2);
+    expect(camel.stderr).toBe(
+      'Invalid flags for call search_models: --maxInputPrice is "cheap"; allowed: a number >= 0.\n',
+    );
+    const missing = await run(['call', 'get_model', '--sandbox']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      'Invalid flags for call get_model: missing required flag --id: a non-empty string of at most 200 characters.\n',
+    );
+  });
+
+  it('call takes the camelCase form of each flag, as the schemas spell the arguments', async () => {
+    const camel = await run([
+      'call',
+      'search_models',
+      '--maxInputPrice',
+      '2',
+      '--minContext',
+      '100000',
+      '--json',
+      '--sandbox',
+    ]);
+    const kebab = await run([
+      'call',
+      'search_models',
+      '--max-input-price',
+      '2',
+      '--min-context',
+      '100000',
+      '--json',
+      '--sandbox',
+    ]);
+    expect(camel.code, camel.stderr).toBe(0);
+    expect(JSON.parse(camel.stdout).total).toBeGreaterThan(0);
+    expect(camel.stdout).toBe(kebab.stdout);
+  });
+
+  it('--api-key points to MODEL_FEED_API_KEY and says why, without echoing the key', async () => {
+    const key = 'mfsk_typed_on_the_command_line_1234';
+    const fromShell = await run(['call', 'search_models', '--api-key', key]);
+    expect(fromShell).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'model-feed-mcp: --api-key is not accepted: a key on the command line shows in process lists and shell history. Put it in the environment instead: export MODEL_FEED_API_KEY=<your key> in this shell, then run the command without --api-key.\n',
+    });
+    const fromClient = await run([`--api-key=${key}`]);
+    expect(fromClient.code).toBe(2);
+    expect(fromClient.stderr).toBe(
+      'model-feed-mcp: --api-key is not accepted: a key on the command line shows in process lists and shell history. Put it in the environment instead: set MODEL_FEED_API_KEY in the MCP client\'s "env" for this server and remove the key from its "args".\n',
+    );
+  });
+
+  it('call and doctor with neither key nor base URL: one message naming both, as shell exports', async () => {
+    const both =
+      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once).";
+    const call = await run(['call', 'search_models']);
+    expect(call).toEqual({ code: 2, stdout: '', stderr: `${both}\n` });
+    const doctor = await run(['doctor', '--json']);
+    const settings = (
+      JSON.parse(doctor.stdout) as { checks: Array<{ id: string; fix?: string }> }
+    ).checks.find((c) => c.id === 'settings');
+    expect(settings?.fix).toBe(both);
+  });
+
+  it('a key in literal quotes is reported as that by call, not as a key to replace', async () => {
+    const out = await run(
+      ['call', 'search_models'],
+      scrubbedEnv({
+        MODEL_FEED_API_KEY: '"mfsk_quoted_0123456789"',
+        MODEL_FEED_BASE_URL: 'https://feed.example.com',
+      }),
+    );
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(
+      'MODEL_FEED_API_KEY is wrapped in literal quotes, which the service would take as part of the key. Set the key alone: export MODEL_FEED_API_KEY=<your key>, with no quotes inside the value.\n',
+    );
+  });
+
+  it("sandbox refuses flags it does not take, the runner's settings included", async () => {
+    const runnerFlag = await run(['sandbox', '--timeout', '5']);
+    expect(runnerFlag.code).toBe(2);
+    expect(runnerFlag.stdout).toBe('');
+    expect(runnerFlag.stderr.split('\n')[0]).toBe(
+      "error: unknown option '--timeout' for sandbox: it takes --port, --host and --live (--timeout is a setting of the runner that calls a service, not of the sandbox)",
+    );
+    const sandboxFlag = await run(['sandbox', '--sandbox']);
+    expect(sandboxFlag.code).toBe(2);
+    expect(sandboxFlag.stderr).toContain("error: unknown option '--sandbox' for sandbox");
+    const unknown = await run(['sandbox', '--nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("error: unknown option '--nope'");
+    const extra = await run(['sandbox', 'now']);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain("error: too many arguments for 'sandbox'");
+  });
+});

@@ -1,10 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BIN,
   connectCli,
   INITIALIZE,
   INITIALIZED,
+  NODE,
   resultText,
   run,
   scrubbedEnv,
@@ -52,6 +55,17 @@ describe('model-feed-mcp sandbox', () => {
     expect(await refused.json()).toEqual({ error: expect.any(String) });
   });
 
+  it('prints an export line that a shell takes as it is, and call then reaches the sandbox', () => {
+    const line = /^ {2}(export MODEL_FEED_BASE_URL=.*)$/m.exec(sandbox.raw.stdout())?.[1] ?? '';
+    expect(line).toBe(`export MODEL_FEED_BASE_URL=${sandbox.url} MODEL_FEED_API_KEY=${sandbox.key}`);
+    const out = spawnSync('sh', ['-c', `${line}\nexec "$0" "$1" call search_models --limit 1`, NODE, BIN], {
+      env: scrubbedEnv(),
+      encoding: 'utf8',
+    });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain('1 of ');
+  });
+
   it('serves /api/mcp with exactly the tools the stdio runner lists', async () => {
     const http = new Client({ name: 'e2e-http', version: '1' });
     await http.connect(
@@ -95,6 +109,9 @@ describe('model-feed-mcp sandbox', () => {
     try {
       expect(own.raw.stdout()).not.toContain(chosen);
       expect(own.raw.stdout()).toContain('the value of MODEL_FEED_API_KEY');
+      expect(own.raw.stdout()).toContain(
+        `  export MODEL_FEED_BASE_URL=${own.url}   # plus MODEL_FEED_API_KEY, as set for the sandbox\n`,
+      );
       const res = await fetch(`${own.url}/api/v1/changes`, {
         headers: { authorization: `Bearer ${chosen}` },
       });
@@ -220,10 +237,12 @@ describe('--sandbox: every tool with no key and no network', () => {
     expect(out.stderr).toContain('Sample data');
   });
 
-  it('call exits 1 with the message on a tool error, 2 on a usage error', async () => {
+  it('call exits 2 on invalid flags, as its help says, naming the flag typed', async () => {
     const bad = await run(['call', 'list_model_changes', '--limit', '500', '--sandbox']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('"limit" is 500; allowed: an integer from 1 to 100');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'Invalid flags for call list_model_changes: --limit is 500; allowed: an integer from 1 to 100.\n',
+    );
     const usage = await run(['call', 'get_model', '--nope']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("unknown option '--nope'");

@@ -162,8 +162,17 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     server.setHandler(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       for (let i = 0; i < 64 && !res.destroyed; i++) {
-        if (!res.write(chunk))
-          await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        if (!res.write(chunk)) {
+          // Both listeners go once either fires: a 'close' listener left per drain adds up to a
+          // MaxListenersExceededWarning over 64 writes.
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              res.off('drain', done).off('close', done);
+              resolve();
+            };
+            res.once('drain', done).once('close', done);
+          });
+        }
         sent += chunk.length;
       }
       res.end();

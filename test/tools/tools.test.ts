@@ -159,6 +159,7 @@ describe('tools over a real MCP client (in memory)', () => {
       matchedBy: null,
       model: null,
       priceHistory: null,
+      suggestions: ['openai/gpt-4o', 'openai/gpt-4o-mini'],
     });
     expect(text(unknown)).toBe(
       '"openai/gpt-4" is not listed in the catalog (not_listed). Close ids: openai/gpt-4o, openai/gpt-4o-mini.',

@@ -21,6 +21,21 @@ describe('text renderings', () => {
     );
   });
 
+  it('says the prices once when the title already holds them', () => {
+    const before = 'in $5 / out $15 per 1M tokens';
+    const after = 'in $2.5 / out $10 per 1M tokens';
+    expect(changeLine(event({ title: `GPT-4o price cut: ${before} → ${after}` }))).toBe(
+      `2024-08-06 price_change | GPT-4o (openai) | GPT-4o price cut: ${before} → ${after} | official | https://openrouter.ai/openai/gpt-4o`,
+    );
+    // Only one of them in the title: before → after stays, so the line still has both.
+    expect(changeLine(event({ title: `GPT-4o now ${after}` }))).toContain(
+      `| GPT-4o now ${after} | ${before} → ${after} |`,
+    );
+    expect(changeLine(event({ title: 'Deprecated', beforeValue: null, afterValue: null }))).toBe(
+      '2024-08-06 price_change | GPT-4o (openai) | Deprecated | official | https://openrouter.ai/openai/gpt-4o',
+    );
+  });
+
   it('shows a later publication date', () => {
     expect(changeLine(event({ publishedAt: '2024-08-09T10:00:00Z' }))).toContain(
       '2024-08-06 (published 2024-08-09) price_change',
