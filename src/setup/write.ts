@@ -1,11 +1,12 @@
 /**
- * Writing a client's config: a backup of the old file beside it, then the new text atomically, with
- * the old file's mode (0600 for a new file). A symlinked config (a dotfiles repo) is written through
+ * Writing a client's config: a backup of the old file beside it, then the new text atomically,
+ * user-only. The config now holds the key (the clients read it from there), so the old file's mode
+ * is kept only for its owner's bits: a 0644 file becomes 0600, and so does its backup. A symlinked config (a dotfiles repo) is written through
  * the link, so the link stays a link.
  */
 
 import { constants } from 'node:fs';
-import { copyFile, readFile, realpath, stat } from 'node:fs/promises';
+import { chmod, copyFile, readFile, realpath, stat } from 'node:fs/promises';
 import { FILE_MODE, writeFileAtomic } from '../store/atomic-file.js';
 
 export interface ConfigFile {
@@ -41,12 +42,18 @@ export async function writeConfig(file: ConfigFile, text: string, now: Date): Pr
       const name = backupName(file.path, now, attempt);
       try {
         await copyFile(file.path, name, constants.COPYFILE_EXCL);
+        await chmod(name, userOnly(file.mode));
         backup = name;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;
       }
     }
   }
-  await writeFileAtomic(file.path, text, { mode: file.mode ?? FILE_MODE });
+  await writeFileAtomic(file.path, text, { mode: userOnly(file.mode) });
   return backup;
+}
+
+/** The owner's read and write bits of `mode`, never the group's or others': 0600 when unknown. */
+function userOnly(mode: number | undefined): number {
+  return mode === undefined ? FILE_MODE : (mode & 0o700) | 0o600;
 }

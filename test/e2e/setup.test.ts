@@ -172,8 +172,10 @@ describe('setup --client <name> --yes, then --remove', () => {
         expect(after).toContain(sandbox.key);
       }
       expect(after).toContain(sandbox.url);
-      expect(statSync(path).mode & 0o777).toBe(mode);
+      // User-only, whatever it was: the file now holds the key, and so may its backup later.
+      expect(statSync(path).mode & 0o777).toBe(0o600);
       const [backup] = backups(path);
+      expect(statSync(join(dirname(path), backup!)).mode & 0o777).toBe(0o600);
       expect(readFileSync(join(dirname(path), backup!), 'utf8')).toBe(text);
 
       const removed = await setup(['--client', client, '--remove'], envFor(home));
