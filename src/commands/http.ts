@@ -4,7 +4,6 @@
  * to stderr, as in stdio mode.
  */
 
-import { randomBytes } from 'node:crypto';
 import { type Config, ENV } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -12,6 +11,7 @@ import { type ListenAddress, parseHttpAddress } from '../http/address.js';
 import { isWildcardHost } from '../http/host-check.js';
 import { startHttpEndpoint } from '../http/server.js';
 import type { CliIo } from '../io.js';
+import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { createRuntime } from '../runtime.js';
@@ -43,7 +43,7 @@ function endpointKey(config: Config): EndpointKey {
     };
   }
   return {
-    key: `mfsk_local_${randomBytes(16).toString('hex')}`,
+    key: `mfsk_local_${nodeCrypto().randomBytes(16).toString('hex')}`,
     hint: 'the key this server printed on stderr at start',
     generated: true,
   };

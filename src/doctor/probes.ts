@@ -5,9 +5,9 @@
  * probe-errors.ts, or rejects with ProbeTimeoutError: none can hang.
  */
 
-import { readFile } from 'node:fs/promises';
 import { isIP, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { nodeFs } from '../lazy-node.js';
 import { bareHost } from '../net/loopback.js';
 import type { ExtraCaFile } from './ca-check.js';
 import { ProbeTimeoutError, TunnelRefusedError } from './probe-errors.js';
@@ -168,7 +168,7 @@ export async function handshake(socket: Socket, host: string, timeoutMs: number)
 /** NODE_EXTRA_CA_CERTS as Node would find it: readable or not, and how many certificates it holds. */
 export async function readExtraCaFile(path: string): Promise<ExtraCaFile> {
   try {
-    const pem = await readFile(path, 'utf8');
+    const pem = await nodeFs().readFile(path, 'utf8');
     return { path, certificates: pem.split('-----BEGIN CERTIFICATE-----').length - 1 };
   } catch (error) {
     return { path, error: (error as NodeJS.ErrnoException).code ?? String(error) };

@@ -3,8 +3,8 @@
  * `{type, timestamp, deliveryId, data}`, with `data` the change event exactly as the service sent it.
  */
 
-import { createHash } from 'node:crypto';
 import type { ChangeEvent } from '../api/schemas.js';
+import { nodeCrypto } from '../lazy-node.js';
 import { escapeJsonText } from '../text/terminal.js';
 
 export const ENVELOPE_TYPE = 'model_feed.change';
@@ -43,7 +43,7 @@ function canonicalJson(value: unknown): string {
  * price, which change the content.
  */
 export function deliveryIdOf(data: Readonly<Record<string, unknown>>, eventId: string): string {
-  const hash = createHash('sha256').update(canonicalJson(data)).digest('hex').slice(0, 16);
+  const hash = nodeCrypto().createHash('sha256').update(canonicalJson(data)).digest('hex').slice(0, 16);
   return `${eventId}_${hash}`;
 }
 

@@ -19,11 +19,11 @@
  * (413 past `maxBodyBytes`). Nothing here writes to stdout.
  */
 
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { nodeCrypto } from '../lazy-node.js';
 import type { Logger } from '../log.js';
 import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
 import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
@@ -103,7 +103,7 @@ const refuse = (res: ServerResponse, status: number, message: string, headers?: 
 const rpcError = (res: ServerResponse, status: number, code: number, message: string) =>
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+const digest = (text: string): Buffer => nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
 
 /** The request body as text, or `tooLarge` once it passes `max` bytes (declared or received). */
 async function readBody(req: IncomingMessage, max: number): Promise<string | { tooLarge: true }> {
@@ -186,7 +186,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       refuse(res, 401, `Malformed Authorization header: expected "Bearer <key>" with ${keyHint}.`, challenge);
       return false;
     }
-    if (!timingSafeEqual(digest(presented), keyDigest)) {
+    if (!nodeCrypto().timingSafeEqual(digest(presented), keyDigest)) {
       refuse(res, 401, `Key not accepted: send "Authorization: Bearer <key>" with ${keyHint}.`, challenge);
       return false;
     }
@@ -242,7 +242,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const server = options.createServer();
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
+      sessionIdGenerator: () => nodeCrypto().randomUUID(),
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         session = { id, server, transport, lastSeen: Date.now(), streams: 0 };

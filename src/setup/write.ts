@@ -6,7 +6,7 @@
  */
 
 import { constants } from 'node:fs';
-import { chmod, copyFile, readFile, realpath, stat } from 'node:fs/promises';
+import { nodeFs } from '../lazy-node.js';
 import { FILE_MODE, writeFileAtomic } from '../store/atomic-file.js';
 
 export interface ConfigFile {
@@ -20,11 +20,11 @@ export interface ConfigFile {
 export async function readConfig(path: string): Promise<ConfigFile> {
   let target = path;
   try {
-    target = await realpath(path);
+    target = await nodeFs().realpath(path);
   } catch {
     return { path, text: undefined, mode: undefined };
   }
-  const [text, info] = await Promise.all([readFile(target, 'utf8'), stat(target)]);
+  const [text, info] = await Promise.all([nodeFs().readFile(target, 'utf8'), nodeFs().stat(target)]);
   return { path: target, text, mode: info.mode & 0o777 };
 }
 
@@ -41,8 +41,8 @@ export async function writeConfig(file: ConfigFile, text: string, now: Date): Pr
     for (let attempt = 0; backup === undefined; attempt++) {
       const name = backupName(file.path, now, attempt);
       try {
-        await copyFile(file.path, name, constants.COPYFILE_EXCL);
-        await chmod(name, userOnly(file.mode));
+        await nodeFs().copyFile(file.path, name, constants.COPYFILE_EXCL);
+        await nodeFs().chmod(name, userOnly(file.mode));
         backup = name;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;

@@ -5,22 +5,21 @@
  * Files are user-only (0600) and their folders 0700 when we create them.
  */
 
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { nodeCrypto, nodeFs } from '../lazy-node.js';
 
 export const FILE_MODE = 0o600;
 export const FOLDER_MODE = 0o700;
 
 /** Creates the folder (and its parents) user-only; an existing folder is left as it is. */
 export async function ensureFolder(folder: string): Promise<void> {
-  await mkdir(folder, { recursive: true, mode: FOLDER_MODE });
+  await nodeFs().mkdir(folder, { recursive: true, mode: FOLDER_MODE });
 }
 
 async function fsyncFolder(folder: string): Promise<void> {
   // Not every platform lets a folder be opened for fsync (Windows does not): best effort.
   try {
-    const handle = await open(folder, 'r');
+    const handle = await nodeFs().open(folder, 'r');
     try {
       await handle.sync();
     } finally {
@@ -42,8 +41,11 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const folder = dirname(path);
   await ensureFolder(folder);
-  const temp = join(folder, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', mode);
+  const temp = join(
+    folder,
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`,
+  );
+  const handle = await nodeFs().open(temp, 'wx', mode);
   try {
     try {
       if (mode !== FILE_MODE) await handle.chmod(mode);
@@ -52,9 +54,9 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
+    await nodeFs().rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true });
+    await nodeFs().rm(temp, { force: true });
     throw error;
   }
   await fsyncFolder(folder);

@@ -10,11 +10,10 @@
  * - A corrupt, foreign or unreadable file is ignored and removed, never fatal: it is only a cache.
  */
 
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chmod, lstat, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RateLimitInfo } from '../api/rate-limit.js';
+import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { ensureFolder, writeFileAtomic } from './atomic-file.js';
 
 export const DEFAULT_DISK_CACHE_BYTES = 5 * 1024 * 1024;
@@ -49,18 +48,16 @@ export interface DiskCacheOptions {
   note?: (message: string) => void;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string): string => nodeCrypto().createHash('sha256').update(text).digest('hex');
 
 export class DiskCache {
-  private readonly namespace: string;
+  private namespaceHash: string | undefined;
   /** The bound of the whole folder, and so of any one entry. */
   readonly maxBytes: number;
   private readonly now: () => number;
   private ready: Promise<boolean> | undefined;
 
   constructor(private readonly options: DiskCacheOptions) {
-    // The key only through its own hash, so the namespace cannot be turned back into it.
-    this.namespace = sha256(JSON.stringify([options.baseUrl, sha256(options.apiKey)])).slice(0, 16);
     this.maxBytes = options.maxBytes ?? DEFAULT_DISK_CACHE_BYTES;
     this.now = options.now ?? Date.now;
   }
@@ -71,13 +68,13 @@ export class DiskCache {
       const { folder } = this.options;
       try {
         await ensureFolder(folder);
-        const info = await lstat(folder);
+        const info = await nodeFs().lstat(folder);
         const uid = process.getuid?.();
         if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) {
           this.options.note?.(`disk cache off: ${folder} is not a folder of this user's`);
           return false;
         }
-        if (uid !== undefined && (info.mode & 0o077) !== 0) await chmod(folder, 0o700);
+        if (uid !== undefined && (info.mode & 0o077) !== 0) await nodeFs().chmod(folder, 0o700);
         return true;
       } catch (error) {
         this.options.note?.(`disk cache off: ${(error as Error).message}`);
@@ -87,6 +84,18 @@ export class DiskCache {
     return this.ready;
   }
 
+  /**
+   * Base URL and key, the key only through its own hash, so the namespace cannot be turned back
+   * into it. Computed at first use: hashing at start-up would load node:crypto before it is needed.
+   */
+  private get namespace(): string {
+    this.namespaceHash ??= sha256(JSON.stringify([this.options.baseUrl, sha256(this.options.apiKey)])).slice(
+      0,
+      16,
+    );
+    return this.namespaceHash;
+  }
+
   private file(name: string): string {
     return join(this.options.folder, `${this.namespace}-${name}.json`);
   }
@@ -94,16 +103,18 @@ export class DiskCache {
   private async readRecord(path: string): Promise<(Record<string, unknown> & { bytes: number }) | undefined> {
     if (!(await this.prepare())) return undefined;
     try {
-      const info = await stat(path);
+      const info = await nodeFs().stat(path);
       if (info.size > this.maxBytes) throw new Error('larger than the whole cache');
-      const text = await readFile(path, 'utf8');
+      const text = await nodeFs().readFile(path, 'utf8');
       const record = JSON.parse(text) as Record<string, unknown>;
       if (record?.v !== VERSION) throw new Error('not a cache file of this version');
       return { ...record, bytes: text.length };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
-      await rm(path, { force: true }).catch(() => {});
+      await nodeFs()
+        .rm(path, { force: true })
+        .catch(() => {});
       return undefined;
     }
   }
@@ -136,7 +147,9 @@ export class DiskCache {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
         this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
-        await rm(path, { force: true }).catch(() => {});
+        await nodeFs()
+          .rm(path, { force: true })
+          .catch(() => {});
       }
       return undefined;
     }
@@ -169,11 +182,13 @@ export class DiskCache {
   /** Oldest files first, until the folder holds at most `maxBytes`; other processes may race: fine. */
   private async evict(): Promise<void> {
     const { folder } = this.options;
-    const names = (await readdir(folder)).filter((name) => OUR_FILE.test(name));
+    const names = (await nodeFs().readdir(folder)).filter((name) => OUR_FILE.test(name));
     const files = (
       await Promise.all(
         names.map(async (name) => {
-          const info = await stat(join(folder, name)).catch(() => undefined);
+          const info = await nodeFs()
+            .stat(join(folder, name))
+            .catch(() => undefined);
           return info ? { path: join(folder, name), size: info.size, mtime: info.mtimeMs } : undefined;
         }),
       )
@@ -182,7 +197,9 @@ export class DiskCache {
     files.sort((a, b) => a.mtime - b.mtime);
     for (const file of files) {
       if (total <= this.maxBytes) break;
-      await rm(file.path, { force: true }).catch(() => {});
+      await nodeFs()
+        .rm(file.path, { force: true })
+        .catch(() => {});
       total -= file.size;
     }
   }

@@ -4,10 +4,9 @@
  * is named in the refusal, so the user knows what to stop.
  */
 
-import { randomBytes } from 'node:crypto';
-import { link, open, rename, rm } from 'node:fs/promises';
 import { hostname, uptime } from 'node:os';
 import { dirname } from 'node:path';
+import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { ensureFolder, FILE_MODE } from './atomic-file.js';
 
 export interface LockHolder {
@@ -37,7 +36,7 @@ const MAX_LOCK_BYTES = 4096;
 async function readHolder(path: string): Promise<LockHolder | undefined | 'missing'> {
   let text: string;
   try {
-    const handle = await open(path, 'r');
+    const handle = await nodeFs().open(path, 'r');
     try {
       const buffer = Buffer.alloc(MAX_LOCK_BYTES);
       const { bytesRead } = await handle.read(buffer, 0, MAX_LOCK_BYTES, 0);
@@ -94,22 +93,22 @@ function isStale(holder: LockHolder | undefined, self: string): boolean {
  * after a kill -9 in the middle, so an unreadable one is never a lock in the making.
  */
 async function createExclusive(path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${path}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`;
   try {
-    const handle = await open(temp, 'wx', FILE_MODE);
+    const handle = await nodeFs().open(temp, 'wx', FILE_MODE);
     try {
       await handle.writeFile(content);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await link(temp, path);
+    await nodeFs().link(temp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
-    await rm(temp, { force: true });
+    await nodeFs().rm(temp, { force: true });
   }
 }
 
@@ -121,7 +120,7 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
 async function takeOver(path: string, stale: LockHolder | undefined): Promise<'taken' | 'lost'> {
   const aside = `${path}.${process.pid}.stale`;
   try {
-    await rename(path, aside);
+    await nodeFs().rename(path, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'taken';
     throw error;
@@ -131,11 +130,13 @@ async function takeOver(path: string, stale: LockHolder | undefined): Promise<'t
     moved === 'missing' ||
     (moved === undefined ? stale === undefined : stale !== undefined && moved.pid === stale.pid);
   if (!same) {
-    await link(aside, path).catch(() => {});
-    await rm(aside, { force: true });
+    await nodeFs()
+      .link(aside, path)
+      .catch(() => {});
+    await nodeFs().rm(aside, { force: true });
     return 'lost';
   }
-  await rm(aside, { force: true });
+  await nodeFs().rm(aside, { force: true });
   return 'taken';
 }
 
@@ -152,7 +153,7 @@ export async function acquireLock(path: string, now: () => Date = () => new Date
         release: async () => {
           const holder = await readHolder(path).catch(() => undefined);
           if (holder !== undefined && holder !== 'missing' && holder.pid === process.pid) {
-            await rm(path, { force: true });
+            await nodeFs().rm(path, { force: true });
           }
         },
       };

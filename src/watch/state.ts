@@ -4,11 +4,11 @@
  * credentials, and the key is not part of anything stored).
  */
 
-import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StateFileError } from '../errors.js';
 import type { FeedFilters } from '../feed/follower.js';
+import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 
 export { StateFileError };
@@ -36,13 +36,13 @@ export function defaultStatePath(folder: string, baseUrl: string, filters: FeedF
 /** 16 hex digits naming a feed: the base URL and the filters, the model slug in any case. */
 export function feedHash(baseUrl: string, filters: FeedFilters): string {
   const identity = JSON.stringify([baseUrl, filters.type ?? null, filters.model?.toLowerCase() ?? null]);
-  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
+  return nodeCrypto().createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
 async function readBounded(path: string): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await nodeFs().open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);

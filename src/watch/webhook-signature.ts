@@ -7,8 +7,8 @@
  * HMAC, and the package would add its base64 and SHA-256 dependencies to the bundle for it.
  */
 
-import { createHmac } from 'node:crypto';
 import { ConfigError } from '../errors.js';
+import { nodeCrypto } from '../lazy-node.js';
 
 export const WEBHOOK_SECRET_ENV = 'MODEL_FEED_WEBHOOK_SECRET';
 
@@ -69,6 +69,9 @@ export function signWebhook(secret: Buffer, id: string, timestampSec: number, bo
   if (!Number.isSafeInteger(timestampSec)) {
     throw new RangeError(`a webhook timestamp is whole seconds since the epoch, not ${timestampSec}`);
   }
-  const mac = createHmac('sha256', secret).update(`${id}.${timestampSec}.${body}`, 'utf8').digest('base64');
+  const mac = nodeCrypto()
+    .createHmac('sha256', secret)
+    .update(`${id}.${timestampSec}.${body}`, 'utf8')
+    .digest('base64');
   return `v1,${mac}`;
 }

@@ -9,7 +9,7 @@
  * commands with the key masked.
  */
 
-import { spawn } from 'node:child_process';
+import { nodeChildProcess } from '../../lazy-node.js';
 import type { ServerEntry } from '../entry.js';
 import { SERVER_NAME } from '../entry.js';
 
@@ -34,7 +34,7 @@ export type RunProgram = (file: string, args: readonly string[]) => Promise<Ran>
 /** Runs a program without a shell, stdin closed, its output collected; bounded in time. */
 export const runProgram: RunProgram = (file, args) =>
   new Promise((resolve) => {
-    const child = spawn(file, [...args], {
+    const child = nodeChildProcess().spawn(file, [...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,

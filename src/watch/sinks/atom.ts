@@ -13,10 +13,10 @@
  * removed), and cut to a length no real value reaches.
  */
 
-import { open, stat } from 'node:fs/promises';
 import { type ChangeEvent, ChangeEventSchema } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
+import { nodeFs } from '../../lazy-node.js';
 import { writeFileAtomic } from '../../store/atomic-file.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
 import { VERSION } from '../../version.js';
@@ -245,14 +245,14 @@ function readEnvelope(base64: string): Delivery | undefined {
 async function readHead(path: string): Promise<string | undefined> {
   try {
     // Opening a FIFO for reading would wait for a writer: look before opening.
-    if (!(await stat(path)).isFile()) {
+    if (!(await nodeFs().stat(path)).isFile()) {
       throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTFILE' });
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const handle = await open(path, 'r');
+  const handle = await nodeFs().open(path, 'r');
   try {
     const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_READ_BYTES));
     let length = 0;

@@ -4,14 +4,15 @@
  * still parses on its own.
  */
 
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DeliveryError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
+import { nodeFs } from '../../lazy-node.js';
 import { ensureFolder, FILE_MODE } from '../../store/atomic-file.js';
 import type { Sink } from './sink.js';
 
-async function endsWithNewline(handle: Awaited<ReturnType<typeof open>>): Promise<boolean> {
+async function endsWithNewline(handle: FileHandle): Promise<boolean> {
   const { size } = await handle.stat();
   if (size === 0) return true;
   const last = Buffer.alloc(1);
@@ -21,7 +22,7 @@ async function endsWithNewline(handle: Awaited<ReturnType<typeof open>>): Promis
 
 export async function createJsonlSink(path: string): Promise<Sink> {
   await ensureFolder(dirname(path));
-  const handle = await open(path, 'a+', FILE_MODE);
+  const handle = await nodeFs().open(path, 'a+', FILE_MODE);
   let pending: string[] = [];
   if (!(await endsWithNewline(handle))) pending.push('\n');
   const fail = (error: unknown) =>

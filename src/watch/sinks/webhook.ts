@@ -8,13 +8,13 @@
  * no message, label or log shows more of it than scheme://host.
  */
 
-import { createHash } from 'node:crypto';
 import { deadline } from '../../api/abort.js';
 import type { FetchLike, ResponseLike } from '../../api/http.js';
 import { parseRetryAfter } from '../../api/rate-limit.js';
 import type { ChangeEvent } from '../../api/schemas.js';
 import { ConfigError, DeliveryError } from '../../errors.js';
 import { type Delivery, envelopeJson } from '../../feed/envelope.js';
+import { nodeCrypto } from '../../lazy-node.js';
 import { isCertificateFailure, networkCodeWords } from '../../net/failure-kinds.js';
 import { isLoopbackHost } from '../../net/loopback.js';
 import { displayUrl, redact, secretShapedTokens, secretValues } from '../../text/redact.js';
@@ -59,7 +59,7 @@ const MAX_QUOTED = 200;
  */
 function webhookId(deliveryId: string): string {
   if (/^[\x21-\x7e]{1,256}$/.test(deliveryId)) return deliveryId;
-  return `sha256_${createHash('sha256').update(deliveryId).digest('hex').slice(0, 32)}`;
+  return `sha256_${nodeCrypto().createHash('sha256').update(deliveryId).digest('hex').slice(0, 32)}`;
 }
 
 /**
