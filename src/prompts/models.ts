@@ -4,9 +4,9 @@ import type { FeedApi } from '../api/client.js';
 import type { Model } from '../api/schemas.js';
 import { InvalidArgumentsError } from '../errors.js';
 import { closeIdsHint } from '../resources/model.js';
+import { inline } from '../text/change-line.js';
 import { getModel } from '../tools/get-model.js';
 import { closestIds, findModel } from '../tools/model-lookup.js';
-import { inline } from '../tools/render.js';
 
 /**
  * The catalog models that `ids` name, in order, each once. Every unknown id is reported with its

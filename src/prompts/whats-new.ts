@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../api/schemas.js';
 import { DAY_S } from '../feed/schedule.js';
-import { inline } from '../tools/render.js';
+import { inline } from '../text/change-line.js';
 import { definePrompt, embedded, instruction } from './prompt.js';
 
 const DEFAULT_DAYS = 7;

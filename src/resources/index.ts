@@ -18,7 +18,7 @@ import {
 import { AbortedError } from '../errors.js';
 import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-errors.js';
 import type { ServerDeps } from '../server-deps.js';
-import { inline } from '../tools/render.js';
+import { inline } from '../text/change-line.js';
 import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';
 import { ChangesPoller } from './changes-poller.js';
 import { MODEL_URI_TEMPLATE, modelIdFromUri, modelTemplate, modelUri, readModel } from './model.js';

@@ -8,9 +8,9 @@
 import type { ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { FeedApi } from '../api/client.js';
 import { RESOURCE_NOT_FOUND, requestError } from '../request-errors.js';
+import { inline } from '../text/change-line.js';
 import { getModel } from '../tools/get-model.js';
 import { closestIds } from '../tools/model-lookup.js';
-import { inline } from '../tools/render.js';
 
 export const MODEL_URI_TEMPLATE = 'model-feed://models/{id}';
 const MODEL_URI_PREFIX = 'model-feed://models/';

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { NotFoundError } from '../errors.js';
+import { inline } from '../text/change-line.js';
 import { closestIds, findModel } from './model-lookup.js';
 import { GetModelOutput } from './output-schemas.js';
-import { inline, modelLine, renderPriceHistory } from './render.js';
+import { modelLine, renderPriceHistory } from './render.js';
 import { defineTool } from './tool.js';
 
 /** Both the asked id and the catalog's ids are shown through `inline`: neither may forge a line. */

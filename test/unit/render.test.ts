@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ChangeEvent, ChangeEventSchema, type Model, ModelSchema } from '../../src/api/schemas.js';
+import { changeLine, inline } from '../../src/text/change-line.js';
 import {
-  changeLine,
-  inline,
   modelLine,
   renderChanges,
   renderModels,

@@ -12,7 +12,7 @@ import { describeError } from '../../src/describe-error.js';
 import { ConfigError, DeliveryError } from '../../src/errors.js';
 import { createDelivery, type Delivery, envelopeJson } from '../../src/feed/envelope.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
-import { changeLine } from '../../src/tools/render.js';
+import { changeLine } from '../../src/text/change-line.js';
 import {
   createWebhookSink,
   parseWebhookUrl,

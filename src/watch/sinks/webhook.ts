@@ -17,9 +17,9 @@ import { type Delivery, envelopeJson } from '../../feed/envelope.js';
 import { nodeCrypto } from '../../lazy-node.js';
 import { isCertificateFailure, networkCodeWords } from '../../net/failure-kinds.js';
 import { isLoopbackHost } from '../../net/loopback.js';
+import { changeLine } from '../../text/change-line.js';
 import { displayUrl, redact, secretShapedTokens, secretValues } from '../../text/redact.js';
 import { oneLine } from '../../text/terminal.js';
-import { changeLine } from '../../tools/render.js';
 import { parseWebhookSecret, signWebhook } from '../webhook-signature.js';
 import type { Sink } from './sink.js';
 
