@@ -24,6 +24,24 @@ const stubAjvProvider: Plugin = {
 };
 
 /**
+ * commander requires node:child_process at load, for executable subcommands this CLI does not
+ * have: it gets a proxy that loads the module on first use (scripts/lazy-child-process.cjs).
+ */
+const lazyChildProcessForCommander: Plugin = {
+  name: 'lazy-child-process-for-commander',
+  setup(build) {
+    // Rewritten at load: tsup's own handling of `node:` imports runs before any onResolve here.
+    build.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, ({ path }) => {
+      const proxy = JSON.stringify(fileURLToPath(new URL('./scripts/lazy-child-process.cjs', import.meta.url)));
+      const source = readFileSync(path, 'utf8');
+      const contents = source.replace("require('node:child_process')", `require(${proxy})`);
+      if (contents === source) throw new Error('commander no longer requires node:child_process as expected');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * What the stdio server does not need to answer `tools/list` lives in chunks of its own, required
  * on first use: undici (the first upstream request), the sandbox (`sandbox`, `--sandbox`) and the
  * JSONC and TOML parsers of `setup`.
@@ -76,7 +94,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [stubAjvProvider, lazyChunks],
+  esbuildPlugins: [stubAjvProvider, lazyChunks, lazyChildProcessForCommander],
   // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
   // cost more than the cache saves.
   async onSuccess() {

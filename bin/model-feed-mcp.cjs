@@ -20,6 +20,10 @@ if (tooOld) {
 // growing by at most half keeps it near 155 MB (measured: 100 distinct 9 MB answers). Only the
 // collector's schedule changes, not the compiler, and it can be set once the process is running.
 require('node:v8').setFlagsFromString('--heap-growing-percent=50');
+// A reader that closes the pipe early (`model-feed-mcp --help | head -3`) makes writes fail with
+// EPIPE: not an error worth a stack trace. The stdio server and watch's stdout sink listen for it
+// themselves and act on it.
+process.stdout.on('error', () => {});
 const { exports: bundle, codeCache } = require('./load-bundle.cjs')(
   require('node:path').join(__dirname, '../dist/index.cjs'),
 );

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -298,5 +298,24 @@ describe('messages that fit what people type', () => {
     const extra = await run(['sandbox', 'now']);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain("error: too many arguments for 'sandbox'");
+  });
+});
+
+describe('a reader that closes the pipe early', () => {
+  it('--help | head: exits quietly, no stack trace', async () => {
+    const child = spawn(NODE, [BIN, 'call', 'list_model_changes', '--sandbox', '--limit', '100'], {
+      env: scrubbedEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    // Like `head -1`: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(stderr).not.toContain('Unhandled');
+    expect(code).toBe(0);
   });
 });
