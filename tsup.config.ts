@@ -32,7 +32,9 @@ const lazyChildProcessForCommander: Plugin = {
   setup(build) {
     // Rewritten at load: tsup's own handling of `node:` imports runs before any onResolve here.
     build.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, ({ path }) => {
-      const proxy = JSON.stringify(fileURLToPath(new URL('./scripts/lazy-child-process.cjs', import.meta.url)));
+      const proxy = JSON.stringify(
+        fileURLToPath(new URL('./scripts/lazy-child-process.cjs', import.meta.url)),
+      );
       const source = readFileSync(path, 'utf8');
       const contents = source.replace("require('node:child_process')", `require(${proxy})`);
       if (contents === source) throw new Error('commander no longer requires node:child_process as expected');

@@ -2,7 +2,4 @@
 // property read. Commander requires it at load for executable subcommands, which this CLI has
 // none of; loading it at start-up cost about 4 ms (child_process, net's dgram and socket lists).
 'use strict';
-module.exports = new Proxy(
-  {},
-  { get: (_target, name) => require('node:child_process')[name] },
-);
+module.exports = new Proxy({}, { get: (_target, name) => require('node:child_process')[name] });

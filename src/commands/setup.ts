@@ -300,19 +300,31 @@ async function applyWithClaude(
     );
     return true;
   }
-  const removed = await ctx.facts.runProgram(claude, remove);
   if (!entry) {
+    const removed = await ctx.facts.runProgram(claude, remove);
     if (removed.code === 0)
       ctx.io.stdout(`Claude Code: removed ${SERVER_NAME} (claude mcp remove --scope user)\n`);
     else ctx.io.stdout(`Claude Code: no ${SERVER_NAME} entry in the user scope; unchanged.\n`);
     return true;
   }
-  const added = await ctx.facts.runProgram(claude, claudeAddArgs(entry));
-  if (added.code !== 0) {
+  const failed = (output: string, removedOld: boolean) => {
+    const lost = removedOld
+      ? ` The previous ${SERVER_NAME} entry was removed to replace it: run setup again, or add it by hand (README, Claude Code).`
+      : '';
     ctx.io.stderr(
-      `Claude Code: \`claude mcp add\` failed: ${masked(terminalSafe(added.output.trim()), ctx.key)}\n`,
+      `Claude Code: \`claude mcp add\` failed: ${masked(terminalSafe(output.trim()), ctx.key)}${lost}\n`,
     );
     return false;
+  };
+  // Added first: an existing entry is removed only once `add` has said it is in the way, so a
+  // failure for any other reason leaves the user's entry as it was.
+  let added = await ctx.facts.runProgram(claude, claudeAddArgs(entry));
+  if (added.code !== 0) {
+    if (!/already exists/i.test(added.output)) return failed(added.output, false);
+    const removed = await ctx.facts.runProgram(claude, remove);
+    if (removed.code !== 0) return failed(added.output, false);
+    added = await ctx.facts.runProgram(claude, claudeAddArgs(entry));
+    if (added.code !== 0) return failed(added.output, true);
   }
   ctx.io.stdout(`Claude Code: added ${SERVER_NAME} (claude mcp add --scope user)\n`);
   return true;

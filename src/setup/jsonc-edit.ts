@@ -101,7 +101,8 @@ function endOfLineAfter(text: string, offset: number): number | undefined {
     while (text[i] === ' ' || text[i] === '\t') i++;
     if (text.startsWith('//', i)) {
       const br = text.indexOf('\n', i);
-      i = br === -1 ? text.length : br;
+      // A CRLF line ends at its \r: the comment must not take it, or an insertion splits the pair.
+      i = br === -1 ? text.length : text[br - 1] === '\r' ? br - 1 : br;
       continue;
     }
     if (text.startsWith('/*', i)) {

@@ -10,7 +10,7 @@
  * - A corrupt, foreign or unreadable file is ignored and removed, never fatal: it is only a cache.
  */
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RateLimitInfo } from '../api/rate-limit.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
@@ -18,6 +18,10 @@ import { ensureFolder, writeFileAtomic } from './atomic-file.js';
 
 export const DEFAULT_DISK_CACHE_BYTES = 5 * 1024 * 1024;
 const VERSION = 1;
+/** Clocks of processes on one machine agree; a minute covers a clock adjusted while one runs. */
+const CLOCK_SLACK_MS = 60_000;
+/** A 429 record is a few hundred bytes. */
+const MAX_LIMIT_FILE_BYTES = 16 * 1024;
 const OUR_FILE = /^[0-9a-f]{16}-[0-9a-z]+\.json$/;
 
 export interface DiskEntry {
@@ -121,8 +125,17 @@ export class DiskCache {
 
   /** The stored answer for `key` (path and query), whatever its age; undefined when none. */
   async read(key: string): Promise<DiskEntry | undefined> {
-    const record = await this.readRecord(this.file(sha256(key).slice(0, 24)));
+    const path = this.file(sha256(key).slice(0, 24));
+    const record = await this.readRecord(path);
     if (!record || record.key !== key || typeof record.storedAt !== 'number' || !('body' in record)) {
+      return undefined;
+    }
+    // Stored "in the future" (a clock set back since): it would count as fresh until then. Dropped.
+    if (record.storedAt > this.now() + CLOCK_SLACK_MS) {
+      this.options.note?.(`disk cache: dropped ${path}: stored after now`);
+      await nodeFs()
+        .rm(path, { force: true })
+        .catch(() => {});
       return undefined;
     }
     return { body: record.body, storedAt: record.storedAt, bytes: record.bytes };
@@ -143,6 +156,10 @@ export class DiskCache {
     const path = this.file('429');
     let record: Record<string, unknown>;
     try {
+      // Only a small regular file is read: a FIFO would block the process, a huge file cost a read
+      // before every request.
+      const info = statSync(path);
+      if (!info.isFile() || info.size > MAX_LIMIT_FILE_BYTES) throw new Error('not a 429 record');
       record = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {

@@ -9,7 +9,7 @@
  * structured result keeps every value exactly as the service sent it.
  */
 
-import type { ChangeEvent, ChangesPage, Model, PriceHistory } from '../api/schemas.js';
+import type { ChangesPage, Model, PriceHistory } from '../api/schemas.js';
 import { changeLine, inline } from '../text/change-line.js';
 
 /** A Unix time as its UTC day; as the number itself when no Date can hold it. */

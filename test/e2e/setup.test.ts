@@ -373,10 +373,11 @@ describe('choosing clients and the command', () => {
     const home = tempHome();
     const bin = join(home, 'bin');
     const log = join(home, 'claude-args.log');
-    // Records each argument on its own line; "remove" fails as it does when there is no entry.
+    // Records each argument on its own line. The first "add" finds an entry in the way, as the real
+    // CLI says it; "remove" then succeeds, and the second "add" too.
     put(
       join(bin, 'claude'),
-      `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${log}'; done\necho --- >> '${log}'\n[ "$2" = remove ] && exit 1\nexit 0\n`,
+      `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${log}'; done\necho --- >> '${log}'\nif [ "$2" = add ] && [ ! -f '${log}.once' ]; then touch '${log}.once'; echo 'MCP server model-feed already exists in user config'; exit 1; fi\nexit 0\n`,
       0o755,
     );
     const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url, PATH: `${bin}:/usr/bin:/bin` });
@@ -384,12 +385,11 @@ describe('choosing clients and the command', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Claude Code: added model-feed (claude mcp add --scope user)');
     const calls = readFileSync(log, 'utf8').split('---\n').filter(Boolean);
-    expect(calls[0]).toBe('mcp\nremove\nmodel-feed\n--scope\nuser\n');
-    expect(calls[1]).toBe(
-      `mcp\nadd\nmodel-feed\n--scope\nuser\n--env\nMODEL_FEED_API_KEY=${sandbox.key}\n--env\nMODEL_FEED_BASE_URL=${sandbox.url}\n--\n${NODE}\n${BIN}\n`,
-    );
+    const add = `mcp\nadd\nmodel-feed\n--scope\nuser\n--env\nMODEL_FEED_API_KEY=${sandbox.key}\n--env\nMODEL_FEED_BASE_URL=${sandbox.url}\n--\n${NODE}\n${BIN}\n`;
+    // Add first; only because it was in the way, remove the old entry and add again.
+    expect(calls).toEqual([add, 'mcp\nremove\nmodel-feed\n--scope\nuser\n', add]);
     // Claude Code's own file was not touched.
-    expect(readdirSync(home).sort()).toEqual(['bin', 'claude-args.log']);
+    expect(readdirSync(home).sort()).toEqual(['bin', 'claude-args.log', 'claude-args.log.once']);
 
     const printed = await setup(['--client', 'claude-code', '--print'], env, `${sandbox.key}\n`);
     expect(printed.stdout).toContain('claude mcp add model-feed --scope user --env');

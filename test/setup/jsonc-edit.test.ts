@@ -136,3 +136,25 @@ describe('JSONC edits', () => {
     expect(detectStyle('')).toEqual({ unit: '  ', eol: '\n' });
   });
 });
+
+describe('edits found in review', () => {
+  it('keeps CRLF line ends whole when adding after a member with a trailing comment', () => {
+    const original = '{\r\n  "mcpServers": {\r\n    "other": { "command": "x" } // trailing\r\n  }\r\n}\r\n';
+    const added = roundTrip(cursor, original);
+    expect(added).not.toMatch(/\r(?!\n)/);
+    expect(added.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+
+  it('replaces an entry that pointed at an HTTP endpoint whole: no hybrid, no old key left', () => {
+    const original = `{
+  "mcpServers": {
+    "model-feed": { "url": "https://hosted.example/api/mcp", "headers": { "Authorization": "Bearer mfsk_old_key_0000" } }
+  }
+}
+`;
+    const added = cursor.add(original, entry, lib);
+    expect(added).not.toContain('mfsk_old_key_0000');
+    expect(added).not.toContain('"url"');
+    expect(JSON.parse(added).mcpServers['model-feed']).toEqual(entry);
+  });
+});

@@ -10,9 +10,20 @@ import { detectStyle, removeValue, setValue, valueAt } from '../jsonc-edit.js';
 
 type Lib = Parameters<FileFormat['add']>[2];
 
+/** Keys of an entry that reaches a server over HTTP (the hosted endpoint, `--http`), not stdio. */
+const REMOTE_KEYS = ['url', 'serverUrl', 'httpUrl', 'headers'];
+
+/** An entry for another transport: merged with ours it would be both, and keep its own key. */
+function isRemoteEntry(existing: Record<string, unknown>): boolean {
+  const type = existing.type;
+  return REMOTE_KEYS.some((key) => key in existing) || (typeof type === 'string' && type !== 'stdio');
+}
+
 /**
- * Sets our entry under `top`. A new entry is written whole; an existing one keeps its other keys
- * (a `disabled` flag, an extra env var the user added) and gets our command, args and env values.
+ * Sets our entry under `top`. A new entry is written whole, and so is one that pointed at an HTTP
+ * endpoint (its URL and its Authorization header, holding a key, go). An existing stdio entry keeps
+ * its other keys (a `disabled` flag, an extra env var the user added) and gets our command, args and
+ * env values.
  */
 export function mergeEntry(lib: Lib, text: string, top: string, entry: object): string {
   const style = detectStyle(text);
@@ -22,7 +33,8 @@ export function mergeEntry(lib: Lib, text: string, top: string, entry: object): 
     existing === undefined ||
     existing === null ||
     typeof existing !== 'object' ||
-    Array.isArray(existing)
+    Array.isArray(existing) ||
+    isRemoteEntry(existing as Record<string, unknown>)
   ) {
     return setValue(lib, text, path, entry, style);
   }
