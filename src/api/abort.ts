@@ -33,8 +33,11 @@ export function deadline(parent: AbortSignal | undefined, ms: number): Deadline 
   };
 }
 
-/** Resolves after `ms`, or rejects as soon as the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Resolves after `ms`, or rejects as soon as the signal aborts. `unref`: the timer alone does not
+ * keep the process alive (a background poll is never a reason to stay up).
+ */
+export function sleep(ms: number, signal: AbortSignal | undefined, { unref = false } = {}): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
@@ -45,6 +48,7 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    if (unref) timer.unref();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

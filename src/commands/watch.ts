@@ -5,6 +5,7 @@
  */
 
 import { homedir } from 'node:os';
+import { sleep } from '../api/abort.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
@@ -30,24 +31,6 @@ const SANDBOX_LIVE_MS = 5000;
 
 /** After SIGINT or SIGTERM the watcher stops within this long, whatever a sink is doing. */
 const SHUTDOWN_DEADLINE_MS = 1800;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 interface SinkContext {
   config: Config;

@@ -11,6 +11,7 @@
  * asking for the head never lags behind a backlog.
  */
 
+import { sleep } from '../api/abort.js';
 import type { FeedApi } from '../api/client.js';
 import { describeError } from '../describe-error.js';
 import { AuthError, ConfigError, ForbiddenError, RateLimitError } from '../errors.js';
@@ -42,25 +43,8 @@ function isFatal(error: unknown): boolean {
   return error instanceof AuthError || error instanceof ForbiddenError || error instanceof ConfigError;
 }
 
-/** A timer that never holds the process open: a poll is never a reason to stay up. */
-function unrefSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    timer.unref();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** A poll is never a reason to keep the process up. */
+const sleepUnref = (ms: number, signal: AbortSignal) => sleep(ms, signal, { unref: true });
 
 export class ChangesPoller {
   private controller: AbortController | undefined;
@@ -72,7 +56,7 @@ export class ChangesPoller {
   constructor(private readonly options: ChangesPollerOptions) {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? unrefSleep;
+    this.sleep = options.sleep ?? sleepUnref;
   }
 
   get running(): boolean {

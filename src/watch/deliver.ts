@@ -46,7 +46,10 @@ export async function withRetries(
       const failure = asDeliveryError(error);
       if (failure.permanent || made >= policy.maxAttempts) {
         const after = failure.permanent ? 'a permanent failure' : `${made} attempts`;
-        throw new DeliveryError(`${what} failed (${after}): ${failure.message}`, true);
+        throw new DeliveryError(
+          `${what} failed (${after}): ${failure.message.replace(/\.$/, '')}. The cursor stays before this change: fix the sink, and the next run delivers it again.`,
+          true,
+        );
       }
       const waitMs = Math.min(
         MAX_DELIVERY_WAIT_MS,

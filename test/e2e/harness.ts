@@ -125,10 +125,18 @@ export interface Output {
   stderr: string;
 }
 
+export interface RunOptions {
+  /** Written to stdin, which is then closed (a pipe, so not a TTY). @default nothing */
+  input?: string;
+  /** @default 15000 */
+  timeoutMs?: number;
+}
+
 /** Runs the CLI to completion (bounded) and collects its output. */
-export function run(args: string[], env = scrubbedEnv()): Promise<Output> {
+export function run(args: string[], env = scrubbedEnv(), options: RunOptions = {}): Promise<Output> {
+  const { input, timeoutMs = 15_000 } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -139,12 +147,13 @@ export function run(args: string[], env = scrubbedEnv()): Promise<Output> {
     });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`timed out: ${args.join(' ')}`));
-    }, 15_000);
+      reject(new Error(`timed out: ${args.join(' ')}\n${stderr}`));
+    }, timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    child.stdin.end(input ?? '');
   });
 }
 

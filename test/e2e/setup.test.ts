@@ -3,7 +3,6 @@
  * other servers, unknown keys), the key piped on stdin and checked against an in-process sandbox.
  */
 
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -18,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { getNodeValue, parseToml, parseTree } from '../../src/setup/formats.js';
-import { BIN, NODE, type Output, scrubbedEnv } from './harness.js';
+import { BIN, NODE, type Output, run, scrubbedEnv } from './harness.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -28,26 +27,7 @@ afterAll(() => sandbox.close());
 
 /** The CLI with `input` on its stdin (a pipe, so not a TTY). */
 function setup(args: string[], env: Record<string, string>, input = ''): Promise<Output> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, 'setup', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out: setup ${args.join(' ')}`));
-    }, 15_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
+  return run(['setup', ...args], env, { input });
 }
 
 function tempHome(): string {

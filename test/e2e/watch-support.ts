@@ -1,11 +1,10 @@
 /** Shared pieces of the `watch` end-to-end tests: a watcher process, its output, the feed's truth. */
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { BIN, NODE, type Output, scrubbedEnv } from './harness.js';
+import { type Output, run, scrubbedEnv } from './harness.js';
 
 export interface Envelope {
   type: string;
@@ -22,25 +21,7 @@ export function watchEnv(sandbox: Pick<Sandbox, 'url' | 'key'>, extra: Record<st
 
 /** Runs `watch` to its end (bounded) and collects its output. */
 export function runWatch(args: string[], env: Record<string, string>, timeoutMs = 15_000): Promise<Output> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, 'watch', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out: watch ${args.join(' ')}\n${stderr}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return run(['watch', ...args], env, { timeoutMs });
 }
 
 export function envelopes(text: string): Envelope[] {

@@ -22,7 +22,7 @@ import {
 import { silentLogger } from '../../src/log.js';
 import type { WatchOptions } from '../../src/watch/options.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
-import { runWatcher } from '../../src/watch/watcher.js';
+import { runWatcher, type WatcherDeps } from '../../src/watch/watcher.js';
 import { changeEvent } from '../fixtures.js';
 
 /** A feed of `count` changes with change times 1..count, answering like the service. */
@@ -112,6 +112,26 @@ function options(overrides: Partial<WatchOptions> = {}): WatchOptions {
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
 const status = { update: () => {}, write: () => {}, stop: () => {} };
 
+/** The watcher's dependencies: the fake clock, a memory sink and a fresh state file unless given. */
+function deps(
+  api: FeedApi,
+  clock: ReturnType<typeof fakeClock>,
+  overrides: Partial<WatcherDeps> = {},
+): WatcherDeps {
+  return {
+    api,
+    sink: memorySink().sink,
+    log: silentLogger,
+    status,
+    statePath: statePath(),
+    service: 'memory',
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0.5,
+    ...overrides,
+  };
+}
+
 describe('the polling budget', () => {
   it('derives the interval from the tier: a quarter of the daily limit', () => {
     expect(defaultIntervalS(1000)).toBe(346);
@@ -139,21 +159,7 @@ describe('the polling budget', () => {
     const feed = memoryFeed(backlog, limit);
     const clock = fakeClock(DAY_S * 1000);
     const { sink, delivered } = memorySink();
-    const result = await runWatcher(
-      options(),
-      {
-        api: feed.api,
-        sink,
-        log: silentLogger,
-        status,
-        statePath: statePath(),
-        service: 'memory',
-        now: clock.now,
-        sleep: clock.sleep,
-        random: () => 0.5,
-      },
-      clock.signal,
-    );
+    const result = await runWatcher(options(), deps(feed.api, clock, { sink }), clock.signal);
     expect(result.code).toBe(0);
     expect(delivered).toHaveLength(backlog);
     expect(feed.calls.length).toBeLessThanOrEqual(limit / 4);
@@ -175,17 +181,7 @@ describe('delivery failures', () => {
     const path = statePath();
     const result = await runWatcher(
       options({ maxAttempts: 4 }),
-      {
-        api: feed.api,
-        sink,
-        log: silentLogger,
-        status,
-        statePath: path,
-        service: 'memory',
-        now: clock.now,
-        sleep: clock.sleep,
-        random: () => 0,
-      },
+      deps(feed.api, clock, { sink, statePath: path, random: () => 0 }),
       clock.signal,
     );
     expect(result.code).toBe(1);
@@ -207,17 +203,7 @@ describe('delivery failures', () => {
     const path = statePath();
     const result = await runWatcher(
       options(),
-      {
-        api: feed.api,
-        sink,
-        log: silentLogger,
-        status,
-        statePath: path,
-        service: 'memory',
-        now: clock.now,
-        sleep: clock.sleep,
-        random: () => 0,
-      },
+      deps(feed.api, clock, { sink, statePath: path, random: () => 0 }),
       clock.signal,
     );
     expect(result.code).toBe(1);
@@ -252,20 +238,15 @@ describe('the service side', () => {
     let sawRecovery = false;
     const result = await runWatcher(
       options({ since: 0 }),
-      {
-        api: feed.api,
+      deps(feed.api, clock, {
         sink,
-        log: silentLogger,
-        status,
         statePath: path,
-        service: 'memory',
-        now: clock.now,
         sleep: async (ms) => {
           await clock.sleep(ms);
           if (clock.elapsed() > outage.until + 600_000) sawRecovery = true;
         },
         random: () => 1,
-      },
+      }),
       clock.signal,
     );
     expect(result.code).toBe(0);
@@ -283,21 +264,7 @@ describe('the service side', () => {
       throw new AuthError(401, 'Invalid API key', facts, undefined);
     };
     const clock = fakeClock(DAY_S * 1000);
-    const result = await runWatcher(
-      options({ since: 0 }),
-      {
-        api: feed.api,
-        sink: memorySink().sink,
-        log: silentLogger,
-        status,
-        statePath: statePath(),
-        service: 'memory',
-        now: clock.now,
-        sleep: clock.sleep,
-        random: () => 0.5,
-      },
-      clock.signal,
-    );
+    const result = await runWatcher(options({ since: 0 }), deps(feed.api, clock), clock.signal);
     expect(result.code).toBe(1);
     expect(result.message).toMatch(/rejected/i);
   });
@@ -305,30 +272,18 @@ describe('the service side', () => {
 
 describe('the saved place', () => {
   const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 3, proxy: undefined };
-  const deps = (api: FeedApi, path: string, clock: ReturnType<typeof fakeClock>) => ({
-    api,
-    sink: memorySink().sink,
-    log: silentLogger,
-    status,
-    statePath: path,
-    service: 'memory',
-    now: clock.now,
-    sleep: clock.sleep,
-    random: () => 0.5,
-  });
-
   it('refuses a state file saved for another feed, rather than skip its changes', async () => {
     const path = statePath();
     const feed = memoryFeed(3, 1000);
     const clock = fakeClock(60_000);
     await runWatcher(
       options({ once: true, filters: { type: 'deprecation' } }),
-      deps(feed.api, path, clock),
+      deps(feed.api, clock, { statePath: path }),
       clock.signal,
     );
     const other = await runWatcher(
       options({ once: true }),
-      deps(feed.api, path, fakeClock(60_000)),
+      deps(feed.api, fakeClock(60_000), { statePath: path }),
       clock.signal,
     );
     expect(other.code).toBe(1);
@@ -347,7 +302,11 @@ describe('the saved place', () => {
     const path = statePath();
     // Until an answer tells the tier, failed calls are paced as the free tier's: 346 s apart.
     const clock = fakeClock(3 * 3600_000);
-    const result = await runWatcher(options({ since: 'now' }), deps(feed.api, path, clock), clock.signal);
+    const result = await runWatcher(
+      options({ since: 'now' }),
+      deps(feed.api, clock, { statePath: path }),
+      clock.signal,
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(4);
   });
