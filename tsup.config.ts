@@ -3,6 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
+import { pureTopLevelConsts } from './scripts/pure-top-level-consts.js';
+import { toolJsonSchemasDefine } from './scripts/tool-json-schemas.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -70,6 +72,25 @@ const lazyChunks: Plugin = {
   },
 };
 
+/**
+ * The MCP SDK's types.js builds every schema of the protocol at load, most of which this server
+ * never uses. Marked pure (scripts/pure-top-level-consts.mjs), the unused ones are dropped from the
+ * bundle and never built.
+ */
+const treeShakeSdkSchemas: Plugin = {
+  name: 'tree-shake-sdk-schemas',
+  setup(build) {
+    build.onLoad(
+      { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/ },
+      ({ path }) => {
+        const { code, wrapped } = pureTopLevelConsts(readFileSync(path, 'utf8'), path);
+        if (wrapped < 100) throw new Error(`the SDK's types.js changed shape: only ${wrapped} schemas found`);
+        return { contents: code, loader: 'js' };
+      },
+    );
+  },
+};
+
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -85,6 +106,7 @@ export default defineConfig({
   define: {
     __PACKAGE_VERSION__: JSON.stringify(pkg.version),
     __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
+    __TOOL_JSON_SCHEMAS__: toolJsonSchemasDefine(),
   },
   minify: true,
   // `import()` becomes `require()`: the bin compiles the bundle with vm.Script (for V8's code
@@ -96,7 +118,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [stubAjvProvider, lazyChunks, lazyChildProcessForCommander],
+  esbuildPlugins: [stubAjvProvider, lazyChunks, lazyChildProcessForCommander, treeShakeSdkSchemas],
   // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
   // cost more than the cache saves.
   async onSuccess() {
