@@ -359,10 +359,15 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
 /** Runs the CLI; resolves with an exit code, or with undefined while the server keeps running. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number | undefined> {
   let code: number | undefined;
+  const exit = (c: number) => {
+    code = c;
+  };
   try {
-    await buildProgram(io, argv, (c) => {
-      code = c;
-    }).parseAsync([...argv], { from: 'user' });
+    // MCP clients start the server with no arguments: that path skips building the command line
+    // (commander and every subcommand's options cost 8-11 ms of a first start, measured), and
+    // serves with the flags commander gives for none, which is none at all (a test checks it).
+    if (argv.length === 0) await serve({}, io, argv, exit);
+    else await buildProgram(io, argv, exit).parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
