@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { toolJsonSchemasDefine } from './scripts/tool-json-schemas.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -10,6 +11,7 @@ export default defineConfig({
   define: {
     __PACKAGE_VERSION__: JSON.stringify(pkg.version),
     __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
+    __TOOL_JSON_SCHEMAS__: toolJsonSchemasDefine(),
   },
   test: {
     include: ['test/**/*.test.ts'],

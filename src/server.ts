@@ -1,7 +1,7 @@
 /**
  * The MCP server, with no transport: the stdio runner, the sandbox's `/api/mcp` and the tests all
- * connect it to their own. Built on the SDK's low-level `Server` with tool JSON Schemas computed
- * once, so `tools/list` costs nothing per call and start-up loads no schema converter.
+ * connect it to their own. Built on the SDK's low-level `Server` with the tools' JSON Schemas
+ * converted at build time (scripts/tool-json-schemas.ts), so `tools/list` converts nothing.
  */
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -24,7 +24,7 @@ import type { ServerDeps } from './server-deps.js';
 import { redactSecrets } from './text/redact.js';
 import { type ArgumentNaming, parseArguments } from './tools/arguments.js';
 import { TOOLS } from './tools/index.js';
-import { type JsonSchema, toJsonSchema } from './tools/json-schema.js';
+import type { JsonSchema } from './tools/json-schema.js';
 import type { ToolDefinition } from './tools/tool.js';
 
 export type { ServerDeps };
@@ -54,13 +54,15 @@ function compiledTools(): Map<string, CompiledTool> {
   if (!compiled) {
     compiled = new Map(
       TOOLS.map((definition) => {
-        const inputSchema = toJsonSchema(definition.input, 'input');
+        const schemas = __TOOL_JSON_SCHEMAS__[definition.name];
+        if (!schemas) throw new Error(`${definition.name} has no JSON Schema: rebuild`);
+        const inputSchema = schemas.input;
         const listing: Tool = {
           name: definition.name,
           title: definition.title,
           description: definition.description,
           inputSchema: inputSchema as Tool['inputSchema'],
-          outputSchema: toJsonSchema(definition.output, 'output') as Tool['outputSchema'],
+          outputSchema: schemas.output as Tool['outputSchema'],
           annotations: {
             title: definition.title,
             readOnlyHint: true,
