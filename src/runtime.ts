@@ -2,7 +2,7 @@
 
 import { createApiClient, type FeedApi, unavailableApi } from './api/client.js';
 import { MAX_CONCURRENT_REQUESTS } from './api/http.js';
-import { ModelsPageSchema } from './api/schemas.js';
+import { apiSchemas } from './api/schemas.js';
 import { type Config, ENV } from './config.js';
 import { ConfigError } from './errors.js';
 import type { Logger } from './log.js';
@@ -105,8 +105,8 @@ export async function createRuntime(
     warmUp: async () => {
       if (config.sandbox || closed) return;
       const started = performance.now();
-      // What the first answer needs compiled: the response schemas, run once on a small sample.
-      ModelsPageSchema.safeParse(WARM_UP_SAMPLE);
+      // What the first answer needs built and compiled: the response schemas, run once on a sample.
+      apiSchemas().ModelsPage.safeParse(WARM_UP_SAMPLE);
       try {
         // OPTIONS on the service's root, without the key: nothing is counted against the quota, and
         // the keep-alive pool keeps the connection for the first real call. Not HEAD: Node's agent

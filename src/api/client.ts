@@ -18,14 +18,7 @@ import { ReadCache } from './cache.js';
 import { HttpClient, type HttpOptions, type Query } from './http.js';
 import { parseBody } from './parse-body.js';
 import type { RateLimitInfo } from './rate-limit.js';
-import {
-  type ChangesPage,
-  ChangesPageSchema,
-  type ModelsPage,
-  ModelsPageSchema,
-  type PriceHistory,
-  PriceHistorySchema,
-} from './schemas.js';
+import { apiSchemas, type ChangesPage, type ModelsPage, type PriceHistory } from './schemas.js';
 
 export interface ChangesQuery {
   since?: number | undefined;
@@ -230,7 +223,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
   const api: FeedApi = {
     // One request shape for both, so coalesced reads of the same page can share an answer.
     readChanges: (query, signal) =>
-      get('/api/v1/changes', changesQuery(query), ChangesPageSchema, 0, signal, (page, body) => ({
+      get('/api/v1/changes', changesQuery(query), apiSchemas().ChangesPage, 0, signal, (page, body) => ({
         page,
         // The parse succeeded, so the body is an object whose `items` is an array of objects.
         sent: (body as { items: Record<string, unknown>[] }).items,
@@ -240,7 +233,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
       get(
         '/api/v1/models',
         { vendor: query.vendor, maxInputPrice: query.maxInputPrice, minContext: query.minContext },
-        ModelsPageSchema,
+        apiSchemas().ModelsPage,
         options.cacheTtlMs,
         signal,
         undefined,
@@ -250,7 +243,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
       get(
         `/api/v1/models/${historySlug(modelId)}/history`,
         {},
-        PriceHistorySchema,
+        apiSchemas().PriceHistory,
         options.cacheTtlMs,
         signal,
         undefined,

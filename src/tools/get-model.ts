@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { NotFoundError } from '../errors.js';
 import { inline } from '../text/change-line.js';
 import { closestIds, findModel } from './model-lookup.js';
-import { GetModelOutput } from './output-schemas.js';
+import { outputSchemas } from './output-schemas.js';
 import { modelLine, renderPriceHistory } from './render.js';
 import { defineTool } from './tool.js';
 
@@ -32,7 +32,7 @@ export const getModel = defineTool({
   input: z.strictObject({
     id: z.string().trim().min(1).max(200).describe('e.g. openai/gpt-4o or deepseek-ai/DeepSeek-R1'),
   }),
-  output: GetModelOutput,
+  output: () => outputSchemas().GetModelOutput,
   async run({ id }, { api, signal, onStale }) {
     const catalog = await api.listModels({}, signal, onStale);
     const match = findModel(catalog.items, id);

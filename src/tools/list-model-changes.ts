@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../api/schemas.js';
-import { ChangesOutput } from './output-schemas.js';
+import { outputSchemas } from './output-schemas.js';
 import { renderChanges } from './render.js';
 import { defineTool } from './tool.js';
 
@@ -17,7 +17,7 @@ export const listModelChanges = defineTool({
     model: z.string().trim().min(1).max(100).optional().describe('Vendor slug, e.g. openai.'),
     limit: z.number().int().min(1).max(100).optional().describe('Items per answer (default 20).'),
   }),
-  output: ChangesOutput,
+  output: () => outputSchemas().ChangesOutput,
   unavailableNote:
     'The change feed needs the service: it is never answered from a cached copy, which could hide changes.',
   async run(args, { api, signal }) {

@@ -6,37 +6,52 @@
  */
 
 import * as z from 'zod';
-import { ChangeEventSchema, ModelSchema, PriceHistorySchema, PricePointSchema } from '../api/schemas.js';
+import { apiSchemas } from '../api/schemas.js';
 
-const ChangeSummary = ChangeEventSchema.pick({
-  id: true,
-  eventType: true,
-  title: true,
-  beforeValue: true,
-  afterValue: true,
-  verificationStatus: true,
-  detectedAt: true,
-}).extend({ model: ChangeEventSchema.shape.model.pick({ slug: true }) });
+/**
+ * Built only when asked: the JSON Schemas for `tools/list` are made from these at build time
+ * (scripts/tool-json-schemas.ts), and nothing at run time checks a result against them, so the
+ * server never builds them.
+ */
+export function outputSchemas() {
+  const {
+    ChangeEvent: ChangeEventSchema,
+    Model: ModelSchema,
+    PriceHistory: PriceHistorySchema,
+    PricePoint: PricePointSchema,
+  } = apiSchemas();
+  const ChangeSummary = ChangeEventSchema.pick({
+    id: true,
+    eventType: true,
+    title: true,
+    beforeValue: true,
+    afterValue: true,
+    verificationStatus: true,
+    detectedAt: true,
+  }).extend({ model: ChangeEventSchema.shape.model.pick({ slug: true }) });
 
-export const ChangesOutput = z.looseObject({
-  items: z.array(ChangeSummary),
-  nextCursor: z.number().int().nullable(),
-  latest: z.number().int().nullable(),
-});
+  const ChangesOutput = z.looseObject({
+    items: z.array(ChangeSummary),
+    nextCursor: z.number().int().nullable(),
+    latest: z.number().int().nullable(),
+  });
 
-const ModelSummary = ModelSchema.pick({ id: true, pricing: true, contextLength: true });
+  const ModelSummary = ModelSchema.pick({ id: true, pricing: true, contextLength: true });
 
-export const ModelsOutput = z.looseObject({ items: z.array(ModelSummary), total: z.number().int() });
+  const ModelsOutput = z.looseObject({ items: z.array(ModelSummary), total: z.number().int() });
 
-export const GetModelOutput = z.looseObject({
-  catalogStatus: z.enum(['listed', 'not_listed']),
-  matchedBy: z.enum(['id', 'huggingfaceId']).nullable(),
-  model: ModelSummary.nullable(),
-  priceHistory: PriceHistorySchema.pick({ id: true })
-    .extend({
-      points: z.array(PricePointSchema.pick({ inputPrice: true, outputPrice: true, observedAt: true })),
-    })
-    .nullable(),
-  /** Close catalog ids, closest first, when the id is not listed; what the text calls "Close ids". */
-  suggestions: z.array(z.string()).optional(),
-});
+  const GetModelOutput = z.looseObject({
+    catalogStatus: z.enum(['listed', 'not_listed']),
+    matchedBy: z.enum(['id', 'huggingfaceId']).nullable(),
+    model: ModelSummary.nullable(),
+    priceHistory: PriceHistorySchema.pick({ id: true })
+      .extend({
+        points: z.array(PricePointSchema.pick({ inputPrice: true, outputPrice: true, observedAt: true })),
+      })
+      .nullable(),
+    /** Close catalog ids, closest first, when the id is not listed; what the text calls "Close ids". */
+    suggestions: z.array(z.string()).optional(),
+  });
+
+  return { ChangesOutput, ModelsOutput, GetModelOutput };
+}

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ModelsOutput } from './output-schemas.js';
+import { outputSchemas } from './output-schemas.js';
 import { renderModels } from './render.js';
 import { defineTool } from './tool.js';
 
@@ -17,7 +17,7 @@ export const searchModels = defineTool({
     minContext: z.number().int().min(0).optional().describe('Min context length, tokens.'),
     limit: z.number().int().min(1).max(100).optional().describe('Max models returned (default 20).'),
   }),
-  output: ModelsOutput,
+  output: () => outputSchemas().ModelsOutput,
   async run({ limit = DEFAULT_LIMIT, ...filters }, { api, signal, onStale }) {
     const page = await api.listModels(filters, signal, onStale);
     // The service filters and orders; the runner only cuts the list, and keeps the service's total.

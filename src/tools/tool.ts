@@ -28,7 +28,8 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   /** Written for the model: when to use the tool and how. */
   description: string;
   input: Input;
-  output: z.ZodType;
+  /** The result's schema, for the JSON Schema `tools/list` shows (made at build time). */
+  output: () => z.ZodType;
   run(args: z.output<Input>, context: ToolContext): Promise<ToolOutcome>;
   /** Added to the error text when the service is unavailable, e.g. why no cached copy can stand in. */
   unavailableNote?: string;

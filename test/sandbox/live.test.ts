@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChangesPageSchema } from '../../src/api/schemas.js';
+import { apiSchemas } from '../../src/api/schemas.js';
 import { createSandboxApp, type SandboxApp } from '../../src/sandbox/app.js';
 import { buildDataset, historySlug } from '../../src/sandbox/dataset.js';
 import { queryFeed } from '../../src/sandbox/feed.js';
@@ -23,6 +23,8 @@ import {
   expectPriceHistory,
   type FeedPageBody,
 } from './http-helpers.js';
+
+const { ChangesPage: ChangesPageSchema } = apiSchemas();
 
 const dataset = buildDataset(loadBundledData());
 const DATA_EVENTS = dataset.events.length;

@@ -4,11 +4,17 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FeedApi } from '../../src/api/client.js';
-import { ChangesPageSchema, ModelsPageSchema, PriceHistorySchema } from '../../src/api/schemas.js';
+import { apiSchemas } from '../../src/api/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { callTool, listTools } from '../../src/server.js';
 import { StdioTransport } from '../../src/stdio.js';
 import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
+
+const {
+  ChangesPage: ChangesPageSchema,
+  ModelsPage: ModelsPageSchema,
+  PriceHistory: PriceHistorySchema,
+} = apiSchemas();
 
 const api: FeedApi = {
   listChanges: async () => ChangesPageSchema.parse(changesPage([changeEvent()], 1)),

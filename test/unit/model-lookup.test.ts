@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Model, ModelSchema } from '../../src/api/schemas.js';
+import { apiSchemas, type Model } from '../../src/api/schemas.js';
 import {
   boundedLevenshtein,
   CLOSEST_IDS_BUDGET,
@@ -10,6 +10,8 @@ import {
   prepareCatalog,
 } from '../../src/tools/model-lookup.js';
 import { model } from '../fixtures.js';
+
+const { Model: ModelSchema } = apiSchemas();
 
 const catalog = [
   model(),

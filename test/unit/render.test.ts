@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ChangeEvent, ChangeEventSchema, type Model, ModelSchema } from '../../src/api/schemas.js';
+import { apiSchemas, type ChangeEvent, type Model } from '../../src/api/schemas.js';
 import { changeLine, inline } from '../../src/text/change-line.js';
 import {
   modelLine,
@@ -9,6 +9,8 @@ import {
   thousands,
 } from '../../src/tools/render.js';
 import { changeEvent, model } from '../fixtures.js';
+
+const { ChangeEvent: ChangeEventSchema, Model: ModelSchema } = apiSchemas();
 
 const event = (o: Record<string, unknown> = {}): ChangeEvent => ChangeEventSchema.parse(changeEvent(o));
 const aModel = (o: Record<string, unknown> = {}): Model => ModelSchema.parse(model(o));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChangeEventSchema } from '../../src/api/schemas.js';
+import { apiSchemas } from '../../src/api/schemas.js';
 import { createDelivery, type Delivery } from '../../src/feed/envelope.js';
 import {
   ATOM_MAX_ENTRIES,
@@ -15,6 +15,8 @@ import {
 } from '../../src/watch/sinks/atom.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
 import { changeEvent } from '../fixtures.js';
+
+const { ChangeEvent: ChangeEventSchema } = apiSchemas();
 
 const T0 = Date.parse('2024-08-07T00:00:00Z');
 

@@ -6,12 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChangeEventSchema } from '../../src/api/schemas.js';
+import { apiSchemas } from '../../src/api/schemas.js';
 import { DeliveryError } from '../../src/errors.js';
 import { createDelivery, type Delivery, envelopeJson } from '../../src/feed/envelope.js';
 import { createExecSink, type ExecSinkOptions, MAX_EXEC_OUTPUT_BYTES } from '../../src/watch/sinks/exec.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
 import { changeEvent, failure } from '../fixtures.js';
+
+const { ChangeEvent: ChangeEventSchema } = apiSchemas();
 
 function delivery(overrides: Record<string, unknown> = {}): Delivery {
   const data = changeEvent(overrides);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import type { RateLimitInfo } from '../../src/api/rate-limit.js';
-import { ChangesPageSchema } from '../../src/api/schemas.js';
+import { apiSchemas } from '../../src/api/schemas.js';
 import { AuthError, DeliveryError, NetworkError } from '../../src/errors.js';
 import type { Delivery } from '../../src/feed/envelope.js';
 import {
@@ -24,6 +24,8 @@ import type { WatchOptions } from '../../src/watch/options.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
 import { runWatcher, type WatcherDeps } from '../../src/watch/watcher.js';
 import { changeEvent } from '../fixtures.js';
+
+const { ChangesPage: ChangesPageSchema } = apiSchemas();
 
 /** A feed of `count` changes with change times 1..count, answering like the service. */
 function memoryFeed(count: number, limit: number, tier = 'free') {

@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ChangeEventSchema } from '../../src/api/schemas.js';
+import { apiSchemas } from '../../src/api/schemas.js';
 import { describeError } from '../../src/describe-error.js';
 import { ConfigError, DeliveryError } from '../../src/errors.js';
 import { createDelivery, type Delivery, envelopeJson } from '../../src/feed/envelope.js';
@@ -23,6 +23,8 @@ import { parseWebhookSecret } from '../../src/watch/webhook-signature.js';
 import { changeEvent, failure } from '../fixtures.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { startProxy, type TestProxy } from '../support/proxy.js';
+
+const { ChangeEvent: ChangeEventSchema } = apiSchemas();
 
 const SECRET_TEXT = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SECRET = parseWebhookSecret(SECRET_TEXT);

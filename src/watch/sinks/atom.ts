@@ -13,7 +13,7 @@
  * removed), and cut to a length no real value reaches.
  */
 
-import { type ChangeEvent, ChangeEventSchema } from '../../api/schemas.js';
+import { apiSchemas, type ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
@@ -235,7 +235,7 @@ function readEnvelope(base64: string): Delivery | undefined {
   const { timestamp, deliveryId, data } = value;
   if (typeof timestamp !== 'string' || rfc3339(timestamp) === undefined) return undefined;
   if (typeof deliveryId !== 'string' || !isRecord(data)) return undefined;
-  const parsed = ChangeEventSchema.safeParse(data);
+  const parsed = apiSchemas().ChangeEvent.safeParse(data);
   if (!parsed.success) return undefined;
   const envelope: Envelope = { type: ENVELOPE_TYPE, timestamp, deliveryId, data };
   return { envelope, event: parsed.data };
