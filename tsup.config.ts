@@ -94,6 +94,7 @@ const treeShakeSdkSchemas: Plugin = {
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    server: 'src/server-main.ts',
     undici: 'node_modules/undici/index.js',
     sandbox: 'src/sandbox/server.ts',
     'setup-formats': 'src/setup/formats.ts',
@@ -122,10 +123,11 @@ export default defineConfig({
   // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
   // cost more than the cache saves.
   async onSuccess() {
-    const bundle = readFileSync('dist/index.cjs');
-    writeFileSync(
-      'dist/index.cjs.build-hash',
-      createHash('sha256').update(bundle).digest('hex').slice(0, 16),
-    );
+    for (const bundle of ['dist/index.cjs', 'dist/server.cjs']) {
+      writeFileSync(
+        `${bundle}.build-hash`,
+        createHash('sha256').update(readFileSync(bundle)).digest('hex').slice(0, 16),
+      );
+    }
   },
 });

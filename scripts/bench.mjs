@@ -108,7 +108,7 @@ function startOnce(node, env, bare) {
 function codeCacheFiles(version) {
   const uid = process.getuid?.() ?? 'user';
   const mine = (name) =>
-    name.startsWith('index.cjs.') && name.endsWith(`.${version}.${process.arch}.v8cache`);
+    /^(index|server)\.cjs\./.test(name) && name.endsWith(`.${version}.${process.arch}.v8cache`);
   return [
     ...readdirSync(`${root}dist`)
       .filter(mine)

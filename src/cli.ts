@@ -6,16 +6,13 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
 import { kebabFlag, typedFlags, unknownToolMessage } from './call-flags.js';
-import { withCodeCache } from './code-cache-hook.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
-import { describeError } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { createLogger } from './log.js';
-import { createRuntime } from './runtime.js';
-import { createServer, listTools } from './server.js';
-import { runStdio } from './stdio.js';
+import { reportFailure } from './report-failure.js';
+import { serveStdio } from './serve-stdio.js';
+import { listTools } from './server.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
 import { VERSION } from './version.js';
@@ -91,29 +88,7 @@ async function serve(
     exit(await runHttp(config, io, flags.http));
     return;
   }
-  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
-  for (const warning of config.warnings) log.warn(warning);
-  if (config.setupError) {
-    // The server still starts and lists its tools; every call will say the same.
-    log.warn(describeError(config.setupError));
-  }
-  const runtime = await createRuntime(config, log);
-  const server = createServer({
-    api: runtime.api,
-    log,
-    version: VERSION,
-    sampleData: runtime.sampleData,
-    secrets: config.secrets,
-    watchIntervalS: config.watchIntervalS,
-  });
-  // Once the client has initialized, and only when idle: the first call then finds the connection
-  // open. setImmediate lets the answers already queued go out first.
-  server.oninitialized = () =>
-    setImmediate(() => {
-      listTools();
-      void runtime.warmUp();
-    });
-  await runStdio(withCodeCache(server, io.codeCache, log), { log, onShutdown: () => runtime.close() });
+  await serveStdio(config, io);
 }
 
 /** One `call <tool>` subcommand per tool, its flags derived from the tool's input schema. */
@@ -363,9 +338,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number |
     code = c;
   };
   try {
-    // MCP clients start the server with no arguments: that path skips building the command line
-    // (commander and every subcommand's options cost 8-11 ms of a first start, measured), and
-    // serves with the flags commander gives for none, which is none at all (a test checks it).
+    // No arguments: the stdio server, as server-main.ts serves it, without building the command
+    // line. The flags commander gives for none change nothing (a test checks it).
     if (argv.length === 0) await serve({}, io, argv, exit);
     else await buildProgram(io, argv, exit).parseAsync([...argv], { from: 'user' });
     return code;
@@ -374,11 +348,6 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number |
       // Help and version end with code 0; everything else is a usage error already printed.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    if (error instanceof ConfigError) {
-      io.stderr(`model-feed-mcp: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    io.stderr(`model-feed-mcp: ${describeError(error)}\n`);
-    return EXIT.failed;
+    return reportFailure(error, io);
   }
 }

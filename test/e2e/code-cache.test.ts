@@ -26,7 +26,14 @@ function freshInstall(): { bin: string; dist: string } {
   mkdirSync(join(dir, 'dist'));
   for (const file of ['bin/model-feed-mcp.cjs', 'bin/load-bundle.cjs'])
     copyFileSync(join(ROOT, file), join(dir, file));
-  for (const file of ['index.cjs', 'index.cjs.build-hash', 'sandbox.cjs', 'undici.cjs'])
+  for (const file of [
+    'index.cjs',
+    'index.cjs.build-hash',
+    'server.cjs',
+    'server.cjs.build-hash',
+    'sandbox.cjs',
+    'undici.cjs',
+  ])
     copyFileSync(join(ROOT, 'dist', file), join(dir, 'dist', file));
   return { bin: join(dir, 'bin/model-feed-mcp.cjs'), dist: join(dir, 'dist') };
 }
@@ -53,19 +60,25 @@ function expectOnlyJsonRpc(stdout: string): void {
 
 const env = scrubbedEnv({ MODEL_FEED_LOG_LEVEL: 'debug' });
 
-describe('the V8 code cache, with a client that kills its servers', () => {
+// With arguments the bin loads dist/index.cjs (the whole command line); with none, dist/server.cjs.
+// Each bundle has its own cache.
+describe.each([
+  ['dist/index.cjs', ['--sandbox'], 'index.cjs.'],
+  ['dist/server.cjs', [], 'server.cjs.'],
+])('the V8 code cache of %s, with a client that kills its servers', (_bundle, args, prefix) => {
   it.each([
     ['tools/list', request(1, 'tools/list')],
     ['a tool call', toolCall(1, 'search_models', { vendor: 'openai' })],
   ])('is written soon after the first answer to %s, and the next start uses it', async (_, line) => {
     const { bin, dist } = freshInstall();
-    const first = spawnRaw(env, ['--sandbox'], bin);
+    const first = spawnRaw(env, args, bin);
     first.send(INITIALIZE);
     first.send(INITIALIZED);
     await first.answer(0);
     first.send(line);
     await first.answer(1);
     const [cache] = await until(() => (caches(dist).length ? caches(dist) : undefined), 'the cache file');
+    expect(cache?.startsWith(prefix)).toBe(true);
     expect(statSync(join(dist, cache!)).mode & 0o777).toBe(0o600);
     await until(() => (first.stderr().includes('V8 code cache written') ? true : undefined), 'the log line');
     first.child.kill('SIGKILL');
@@ -77,7 +90,7 @@ describe('the V8 code cache, with a client that kills its servers', () => {
     // Written atomically: no temp file is left.
     expect(readdirSync(dist).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
-    const next = spawnRaw(env, ['--sandbox'], bin);
+    const next = spawnRaw(env, args, bin);
     next.send(INITIALIZE);
     await next.answer(0);
     next.send(toolCall(2, 'get_model', { id: 'openai/gpt-4o' }));
@@ -92,7 +105,7 @@ describe('the V8 code cache, with a client that kills its servers', () => {
 
   it('is not written after initialize alone: too early to hold what serving compiles', async () => {
     const { bin, dist } = freshInstall();
-    const server = spawnRaw(env, ['--sandbox'], bin);
+    const server = spawnRaw(env, args, bin);
     server.send(INITIALIZE);
     await server.answer(0);
     await new Promise((r) => setTimeout(r, 500));

@@ -90,6 +90,8 @@ describe('the packed tarball, installed offline', () => {
       'dist/index.cjs.build-hash',
       'dist/index.d.cts',
       'dist/sandbox.cjs',
+      'dist/server.cjs',
+      'dist/server.cjs.build-hash',
       'dist/setup-formats.cjs',
       'dist/undici.cjs',
       'package.json',

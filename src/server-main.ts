@@ -1,0 +1,22 @@
+/**
+ * The entry of dist/server.cjs, which the bin loads when a client starts the server with no
+ * arguments, as nearly every client config does. It holds the stdio server and what it needs, and
+ * none of the command line (commander, call, watch, doctor, setup, --http): about half the bytes of
+ * dist/index.cjs, so a first start, before V8's code cache exists, parses and compiles half as much
+ * (measured: 120 → 102 ms to the first `tools/list`, docs/benchmarks.md).
+ */
+
+import { resolveConfig } from './config.js';
+import type { CliIo } from './io.js';
+import { reportFailure } from './report-failure.js';
+import { serveStdio } from './serve-stdio.js';
+
+/** The same contract as cli.ts's `main` for no arguments: undefined while serving, else an exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  try {
+    await serveStdio(resolveConfig({}, io.env, argv), io);
+    return undefined;
+  } catch (error) {
+    return reportFailure(error, io);
+  }
+}
