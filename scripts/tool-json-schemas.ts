@@ -7,14 +7,16 @@
 import { TOOLS } from '../src/tools/index.js';
 import { toJsonSchema } from '../src/tools/json-schema.js';
 
-/** `{ [tool name]: { input, output } }` as JSON, the form `define` takes. */
+/** `{ [tool name]: { input, output } }` as JSON text, quoted as `define` takes a string. */
 export function toolJsonSchemasDefine(): string {
   return JSON.stringify(
-    Object.fromEntries(
-      TOOLS.map((tool) => [
-        tool.name,
-        { input: toJsonSchema(tool.input, 'input'), output: toJsonSchema(tool.output(), 'output') },
-      ]),
+    JSON.stringify(
+      Object.fromEntries(
+        TOOLS.map((tool) => [
+          tool.name,
+          { input: toJsonSchema(tool.input, 'input'), output: toJsonSchema(tool.output(), 'output') },
+        ]),
+      ),
     ),
   );
 }

@@ -52,9 +52,13 @@ let compiled: Map<string, CompiledTool> | undefined;
 /** Tool listings and their JSON Schemas, built on first use and kept for the process. */
 function compiledTools(): Map<string, CompiledTool> {
   if (!compiled) {
+    const jsonSchemas = JSON.parse(__TOOL_JSON_SCHEMAS__) as Record<
+      string,
+      { input: JsonSchema; output: JsonSchema } | undefined
+    >;
     compiled = new Map(
       TOOLS.map((definition) => {
-        const schemas = __TOOL_JSON_SCHEMAS__[definition.name];
+        const schemas = jsonSchemas[definition.name];
         if (!schemas) throw new Error(`${definition.name} has no JSON Schema: rebuild`);
         const inputSchema = schemas.input;
         const listing: Tool = {
