@@ -134,17 +134,24 @@ describe('client configurations (README and docs/clients.md)', () => {
     expect(stdio.some((s) => s.command === 'cmd')).toBe(true);
   });
 
+  /** The hosted endpoint's config (docs/clients.md), and the `--http` ones (README and docs/clients.md). */
+  const remote = servers.filter((s) => s.url !== undefined);
+  const hosted = remote.filter((s) => s.url?.startsWith('https://'));
+  const local = remote.filter((s) => !s.url?.startsWith('https://'));
+
   it('point the hosted-endpoint config at {base_url}/api/mcp with a bearer header', () => {
-    const http = servers.filter((s) => s.url !== undefined);
-    expect(http).toHaveLength(2);
-    expect(http[0]).toMatchObject({ type: 'http', url: expect.stringMatching(/^https:\/\/.*\/api\/mcp$/) });
-    expect(http[0]?.headers?.Authorization).toMatch(/^Bearer /);
+    expect(hosted).toHaveLength(1);
+    expect(hosted[0]).toMatchObject({ type: 'http', url: expect.stringMatching(/^https:\/\/.*\/api\/mcp$/) });
+    expect(hosted[0]?.headers?.Authorization).toMatch(/^Bearer /);
   });
 
   it('give --http the hosted-endpoint config with only the URL changed, to loopback', () => {
-    const [hosted, local] = servers.filter((s) => s.url !== undefined);
-    expect(local?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
-    expect({ ...local, url: hosted?.url }).toEqual(hosted);
+    // One in the README's --http section, one in docs/clients.md.
+    expect(local).toHaveLength(2);
+    for (const entry of local) {
+      expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
+      expect({ ...entry, url: hosted[0]?.url }).toEqual(hosted[0]);
+    }
   });
 
   it('use a password input for the key in the VS Code config', () => {
