@@ -59,6 +59,37 @@ export function anchors(markdown: string): Set<string> {
   return found;
 }
 
+/** A heading and the lines under it, up to the next heading of its level or higher. */
+export interface Section {
+  level: number;
+  title: string;
+  body: string;
+}
+
+/** The page's sections of one heading level, in order (headings inside fences are code, not headings). */
+export function sections(markdown: string, level: number): Section[] {
+  const found: Section[] = [];
+  let current: Section | undefined;
+  let fence: string | undefined;
+  for (const line of markdown.split('\n')) {
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+    } else if (marker !== undefined) {
+      fence = marker;
+    } else {
+      const heading = /^\s{0,3}(#{1,6})\s+(.*?)(?:\s+#+\s*)?$/.exec(line);
+      if (heading && heading[1]!.length <= level) {
+        current = heading[1]!.length === level ? { level, title: heading[2]!, body: '' } : undefined;
+        if (current) found.push(current);
+        continue;
+      }
+    }
+    if (current) current.body += `${line}\n`;
+  }
+  return found;
+}
+
 /** Relative link targets in a page: `[text](target)`, `[ref]: target` and `<a href="target">`. */
 export function links(markdown: string): string[] {
   const text = prose(markdown);

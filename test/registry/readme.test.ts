@@ -8,8 +8,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
 import { ENV } from '../../src/config.js';
-import { links } from './markdown.js';
+import { buildDataset } from '../../src/sandbox/dataset.js';
+import { loadBundledData } from '../../src/sandbox/raw-data.js';
+import { links, sections } from './markdown.js';
 import { ROOT, readText } from './support.js';
 
 const readme = readText('README.md');
@@ -115,6 +118,62 @@ describe('README shape', () => {
   });
 });
 
+describe('README contents that follow the code', () => {
+  it('comes in the order a new user needs: what it is, install (setup, then by hand), tools, troubleshooting, reference', () => {
+    // What it is, and where the service, the key and the base URL come from: before any section.
+    const intro = readme.slice(0, readme.indexOf('\n## '));
+    expect(intro).toMatch(/Model Change Feed Service/);
+    expect(intro).toMatch(/account screen/);
+    expect(intro).toMatch(/base URL/);
+
+    const top = sections(readme, 2).map((s) => s.title);
+    expect(top[0]).toBe('Install');
+    const at = ['Install', 'Tools', 'Troubleshooting', 'Reference'].map((title) => top.indexOf(title));
+    expect(at, top.join(' | ')).not.toContain(-1);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    // After the reference, only the notes for contributors and the license.
+    expect(top.slice(top.indexOf('Reference') + 1)).toEqual(['Development', 'License']);
+
+    const install = sections(sections(readme, 2).find((s) => s.title === 'Install')!.body, 3);
+    expect(install.map((s) => s.title).slice(0, 2)).toEqual(['With `setup` (recommended)', 'By hand']);
+    const reference = sections(sections(readme, 2).find((s) => s.title === 'Reference')!.body, 3);
+    expect(reference.map((s) => s.title)).toEqual(['Settings', 'Commands and exit codes', '`_meta` keys']);
+  });
+
+  it("gives the sandbox catalog's model count and change count as the bundled data has them", () => {
+    const dataset = buildDataset(loadBundledData());
+    const models = [...readme.matchAll(/\b(\d+) (?:[\w-]+ )?models\b/g)].map((m) => Number(m[1]));
+    expect(models.length).toBeGreaterThanOrEqual(1);
+    // search_models sees the catalog: the models whose latest status is not `removed`.
+    for (const count of models) expect(count).toBe(dataset.catalog.length);
+    const changes = /models in the catalog, (\d+) changes/.exec(readme);
+    expect(Number(changes?.[1])).toBe(dataset.events.length);
+  });
+
+  it('documents every flag `watch --help` shows, and its environment variable', () => {
+    let help = '';
+    const io = { stdout: (text: string) => (help += text), stderr: () => {}, env: {} };
+    const program = buildProgram(io, [], () => {});
+    program.commands.find((c) => c.name() === 'watch')!.outputHelp();
+    const [own = '', global = ''] = help.split(/^Global Options:$/m);
+    const flags = (text: string) => [...text.matchAll(/^ {2}(?:-\w, )?(--[a-z][\w-]*)/gm)].map((m) => m[1]!);
+    const mentions = (text: string, flag: string) => new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(text);
+
+    // The command's own flags in its section, the settings flags anywhere (the settings table).
+    const watch = sections(readme, 2).find((s) => s.title === 'Watch the feed')!.body;
+    const ownFlags = flags(own).filter((f) => f !== '--help');
+    expect(ownFlags).toEqual(expect.arrayContaining(['--type', '--once', '--webhook-format', '--atom']));
+    for (const flag of ownFlags) expect(mentions(watch, flag), `${flag} in "Watch the feed"`).toBe(true);
+    expect(flags(global)).toEqual(expect.arrayContaining(['--base-url', '--sandbox']));
+    for (const flag of [...flags(global), '--help']) expect(mentions(readme, flag), flag).toBe(true);
+
+    const env = [...help.matchAll(/^ {2}([A-Z][A-Z0-9_]+) /gm)].map((m) => m[1]!);
+    expect(env).toContain('MODEL_FEED_WEBHOOK_SECRET');
+    for (const name of env) expect(watch, name).toContain(`\`${name}\``);
+    expect(watch).toContain('sandbox --live');
+  });
+});
+
 describe('client configurations (README and docs/clients.md)', () => {
   it('are plain JSON (no comments, no trailing commas)', () => {
     expect(jsonBlocks.length).toBeGreaterThanOrEqual(9);
@@ -134,17 +193,24 @@ describe('client configurations (README and docs/clients.md)', () => {
     expect(stdio.some((s) => s.command === 'cmd')).toBe(true);
   });
 
+  /** The hosted endpoint's config (docs/clients.md), and the `--http` ones (README and docs/clients.md). */
+  const remote = servers.filter((s) => s.url !== undefined);
+  const hosted = remote.filter((s) => s.url?.startsWith('https://'));
+  const local = remote.filter((s) => !s.url?.startsWith('https://'));
+
   it('point the hosted-endpoint config at {base_url}/api/mcp with a bearer header', () => {
-    const http = servers.filter((s) => s.url !== undefined);
-    expect(http).toHaveLength(2);
-    expect(http[0]).toMatchObject({ type: 'http', url: expect.stringMatching(/^https:\/\/.*\/api\/mcp$/) });
-    expect(http[0]?.headers?.Authorization).toMatch(/^Bearer /);
+    expect(hosted).toHaveLength(1);
+    expect(hosted[0]).toMatchObject({ type: 'http', url: expect.stringMatching(/^https:\/\/.*\/api\/mcp$/) });
+    expect(hosted[0]?.headers?.Authorization).toMatch(/^Bearer /);
   });
 
   it('give --http the hosted-endpoint config with only the URL changed, to loopback', () => {
-    const [hosted, local] = servers.filter((s) => s.url !== undefined);
-    expect(local?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
-    expect({ ...local, url: hosted?.url }).toEqual(hosted);
+    // One in the README's --http section, one in docs/clients.md.
+    expect(local).toHaveLength(2);
+    for (const entry of local) {
+      expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/mcp$/);
+      expect({ ...entry, url: hosted[0]?.url }).toEqual(hosted[0]);
+    }
   });
 
   it('use a password input for the key in the VS Code config', () => {
