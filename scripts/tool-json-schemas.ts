@@ -14,7 +14,7 @@ export function toolJsonSchemasDefine(): string {
       Object.fromEntries(
         TOOLS.map((tool) => [
           tool.name,
-          { input: toJsonSchema(tool.input, 'input'), output: toJsonSchema(tool.output(), 'output') },
+          { input: toJsonSchema(tool.input(), 'input'), output: toJsonSchema(tool.output(), 'output') },
         ]),
       ),
     ),

@@ -10,7 +10,7 @@ import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
-import { createServer, listTools } from './server.js';
+import { createServer, prepareTools } from './server.js';
 import { runStdio } from './stdio.js';
 import { VERSION } from './version.js';
 
@@ -35,7 +35,7 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
   // open. setImmediate lets the answers already queued go out first.
   server.oninitialized = () =>
     setImmediate(() => {
-      listTools();
+      prepareTools();
       void runtime.warmUp();
     });
   await runStdio(withCodeCache(server, io.codeCache, log), { log, onShutdown: () => runtime.close() });

@@ -81,6 +81,14 @@ function compiledTools(): Map<string, CompiledTool> {
   return compiled;
 }
 
+/**
+ * What the first `tools/list` and the first call need, made while the client is idle: the listings
+ * and each tool's argument schema.
+ */
+export function prepareTools(): void {
+  for (const tool of compiledTools().values()) tool.definition.input();
+}
+
 /** The `tools/list` answer, identical for the stdio runner and the sandbox's `/api/mcp`. */
 export function listTools(): Tool[] {
   return [...compiledTools().values()].map((tool) => tool.listing);
@@ -122,7 +130,7 @@ function withNotes(text: string, deps: ServerDeps): string {
 export function parseToolArguments(name: string, rawArguments: unknown, naming: ArgumentNaming): unknown {
   const tool = compiledTools().get(name);
   if (!tool) throw new Error(`no tool ${name}`);
-  return parseArguments(name, tool.definition.input, tool.inputSchema, rawArguments, naming);
+  return parseArguments(name, tool.definition.input(), tool.inputSchema, rawArguments, naming);
 }
 
 /**
@@ -150,7 +158,7 @@ export async function callTool(
     if (!stale || info.ageSeconds > stale.ageSeconds) stale = info;
   };
   try {
-    const args = parseArguments(name, tool.definition.input, tool.inputSchema, rawArguments);
+    const args = parseArguments(name, tool.definition.input(), tool.inputSchema, rawArguments);
     const outcome = await tool.definition.run(args, { api: deps.api, signal, onStale });
     deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
     const meta = resultMeta(deps, stale);

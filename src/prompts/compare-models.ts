@@ -23,7 +23,7 @@ export const compareModels = definePrompt({
   arguments: [
     { name: 'ids', description: '2–5 model ids, comma-separated', required: true, completes: 'ids' },
   ],
-  input: z.strictObject({ ids: z.string().trim().min(1).max(1000) }),
+  input: () => z.strictObject({ ids: z.string().trim().min(1).max(1000) }),
   async build({ ids: raw }, context) {
     const ids = splitIds(raw);
     if (ids.length < MIN_IDS || ids.length > MAX_IDS) {

@@ -46,7 +46,7 @@ const schemas = new Map<string, JsonSchema>();
 function inputSchema(prompt: PromptDefinition): JsonSchema {
   let schema = schemas.get(prompt.name);
   if (!schema) {
-    schema = toJsonSchema(prompt.input, 'input');
+    schema = toJsonSchema(prompt.input(), 'input');
     schemas.set(prompt.name, schema);
   }
   return schema;
@@ -75,7 +75,7 @@ export function registerPrompts(server: Server, deps: ServerDeps): void {
     try {
       const args = parseArguments(
         prompt.name,
-        prompt.input,
+        prompt.input(),
         inputSchema(prompt),
         givenArguments(request.params.arguments),
       );

@@ -49,7 +49,7 @@ export const planMigration = definePrompt({
   title: 'Plan a migration',
   description: 'Plan a move off a model: its deprecations and cheaper candidates.',
   arguments: [{ name: 'id', description: 'Catalog or Hugging Face id', required: true, completes: 'id' }],
-  input: z.strictObject({ id: z.string().trim().min(1).max(200) }),
+  input: () => z.strictObject({ id: z.string().trim().min(1).max(200) }),
   async build({ id }, context) {
     const { api, signal } = context;
     const catalog = await api.listModels({}, signal);

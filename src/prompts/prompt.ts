@@ -3,6 +3,7 @@
 import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { FeedApi } from '../api/client.js';
+import { once } from '../once.js';
 
 /** What `completion/complete` offers for an argument (completions.ts). */
 export type CompletionKind = 'id' | 'ids' | 'vendor' | 'eventType' | 'days';
@@ -29,15 +30,18 @@ export interface PromptDefinition<Input extends z.ZodType = z.ZodType> {
   title: string;
   description: string;
   arguments: readonly PromptArgument[];
-  /** Checks the arguments (strings from the client; numbers are coerced as for tools). */
-  input: Input;
+  /**
+   * Checks the arguments (strings from the client; numbers are coerced as for tools). Built on
+   * first use, as a tool's is.
+   */
+  input: () => Input;
   build(args: z.output<Input>, context: PromptContext): Promise<GetPromptResult>;
 }
 
 export function definePrompt<Input extends z.ZodType>(
   prompt: PromptDefinition<Input>,
 ): PromptDefinition<Input> {
-  return prompt;
+  return { ...prompt, input: once(prompt.input) };
 }
 
 /** The request, addressed to the assistant. */

@@ -17,11 +17,12 @@ export const whatsNew = definePrompt({
     { name: 'type', description: 'Event type', completes: 'eventType' },
     { name: 'vendor', description: 'Vendor slug, e.g. openai', completes: 'vendor' },
   ],
-  input: z.strictObject({
-    days: z.number().int().min(1).max(365).optional(),
-    type: z.enum(EVENT_TYPES).optional(),
-    vendor: z.string().trim().min(1).max(100).optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      days: z.number().int().min(1).max(365).optional(),
+      type: z.enum(EVENT_TYPES).optional(),
+      vendor: z.string().trim().min(1).max(100).optional(),
+    }),
   async build({ days = DEFAULT_DAYS, type, vendor }, context) {
     // The window is counted in the service's change times: `since` is what the feed filters on.
     const since = Math.max(0, Math.floor(context.now / 1000) - days * DAY_S);

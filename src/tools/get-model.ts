@@ -29,9 +29,10 @@ export const getModel = defineTool({
   description:
     'One model by catalog id (vendor/model) or Hugging Face id, any case: price, context length, ' +
     'catalog status, price history. Unknown ids get not_listed and suggestions.',
-  input: z.strictObject({
-    id: z.string().trim().min(1).max(200).describe('e.g. openai/gpt-4o or deepseek-ai/DeepSeek-R1'),
-  }),
+  input: () =>
+    z.strictObject({
+      id: z.string().trim().min(1).max(200).describe('e.g. openai/gpt-4o or deepseek-ai/DeepSeek-R1'),
+    }),
   output: () => outputSchemas().GetModelOutput,
   async run({ id }, { api, signal, onStale }) {
     const catalog = await api.listModels({}, signal, onStale);

@@ -11,12 +11,18 @@ export const listModelChanges = defineTool({
     'Changes to AI models: new models, price changes, API changes, deprecations, open-source surges. ' +
     'Without since: newest first. To follow the feed, call with since=0 (or a Unix time), then with ' +
     'since set to the latest value of each answer: no change is skipped.',
-  input: z.strictObject({
-    since: z.number().int().min(0).optional().describe('Unix seconds: only changes after it, oldest first.'),
-    type: z.enum(EVENT_TYPES).optional().describe('Only this kind of change.'),
-    model: z.string().trim().min(1).max(100).optional().describe('Vendor slug, e.g. openai.'),
-    limit: z.number().int().min(1).max(100).optional().describe('Items per answer (default 20).'),
-  }),
+  input: () =>
+    z.strictObject({
+      since: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('Unix seconds: only changes after it, oldest first.'),
+      type: z.enum(EVENT_TYPES).optional().describe('Only this kind of change.'),
+      model: z.string().trim().min(1).max(100).optional().describe('Vendor slug, e.g. openai.'),
+      limit: z.number().int().min(1).max(100).optional().describe('Items per answer (default 20).'),
+    }),
   output: () => outputSchemas().ChangesOutput,
   unavailableNote:
     'The change feed needs the service: it is never answered from a cached copy, which could hide changes.',

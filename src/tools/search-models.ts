@@ -11,12 +11,13 @@ export const searchModels = defineTool({
   description:
     'Catalog models matching the filters, ordered by attention (how much notice a model gets now, ' +
     'not its quality). total counts all matches.',
-  input: z.strictObject({
-    vendor: z.string().trim().min(1).max(100).optional().describe('Catalog namespace, e.g. openai.'),
-    maxInputPrice: z.number().min(0).optional().describe('Max USD per 1M input tokens.'),
-    minContext: z.number().int().min(0).optional().describe('Min context length, tokens.'),
-    limit: z.number().int().min(1).max(100).optional().describe('Max models returned (default 20).'),
-  }),
+  input: () =>
+    z.strictObject({
+      vendor: z.string().trim().min(1).max(100).optional().describe('Catalog namespace, e.g. openai.'),
+      maxInputPrice: z.number().min(0).optional().describe('Max USD per 1M input tokens.'),
+      minContext: z.number().int().min(0).optional().describe('Min context length, tokens.'),
+      limit: z.number().int().min(1).max(100).optional().describe('Max models returned (default 20).'),
+    }),
   output: () => outputSchemas().ModelsOutput,
   async run({ limit = DEFAULT_LIMIT, ...filters }, { api, signal, onStale }) {
     const page = await api.listModels(filters, signal, onStale);

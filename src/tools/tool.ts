@@ -2,6 +2,7 @@
 
 import type { z } from 'zod';
 import type { FeedApi, StaleNote } from '../api/client.js';
+import { once } from '../once.js';
 
 export interface ToolContext {
   api: FeedApi;
@@ -27,7 +28,11 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   title: string;
   /** Written for the model: when to use the tool and how. */
   description: string;
-  input: Input;
+  /**
+   * The arguments' schema, built on first use (a call, or the build's JSON Schema): start-up
+   * builds no schema it may never need.
+   */
+  input: () => Input;
   /** The result's schema, for the JSON Schema `tools/list` shows (made at build time). */
   output: () => z.ZodType;
   run(args: z.output<Input>, context: ToolContext): Promise<ToolOutcome>;
@@ -35,7 +40,7 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   unavailableNote?: string;
 }
 
-/** Keeps each tool's `run` typed by its own input schema. */
+/** Keeps each tool's `run` typed by its own input schema, and builds that schema once. */
 export function defineTool<Input extends z.ZodType>(tool: ToolDefinition<Input>): ToolDefinition<Input> {
-  return tool;
+  return { ...tool, input: once(tool.input) };
 }

@@ -8,7 +8,7 @@ import { listModelChanges } from '../../src/tools/list-model-changes.js';
 import { searchModels } from '../../src/tools/search-models.js';
 
 function parse(tool: typeof listModelChanges | typeof getModel | typeof searchModels, raw: unknown) {
-  return parseArguments(tool.name, tool.input, toJsonSchema(tool.input, 'input'), raw);
+  return parseArguments(tool.name, tool.input(), toJsonSchema(tool.input(), 'input'), raw);
 }
 
 function message(fn: () => unknown): string {
