@@ -307,6 +307,23 @@ function checkApiKey(env: Env, audience: Audience): { apiKey?: string; error?: C
   return { apiKey: key };
 }
 
+/**
+ * Spaces or a line break around an otherwise good key are removed, so the key works; but the value
+ * was not what the user meant to set, and another tool reading the same variable may not trim it.
+ * Said once at start, like the other ignored settings; the key itself is never quoted.
+ */
+function keyWhitespaceWarning(env: Env, apiKey: string | undefined, audience: Audience): string[] {
+  const raw = env[ENV.apiKey];
+  if (apiKey === undefined || raw === undefined || raw === raw.trim()) return [];
+  const where =
+    audience === 'shell'
+      ? `export ${KEY_EXAMPLE} with nothing around the key`
+      : `"${ENV.apiKey}": "<your key>" in the MCP client's "env", with nothing around the key`;
+  return [
+    `${ENV.apiKey} had spaces or line breaks around the key; they were removed and the key is used without them. Set it as ${where}.`,
+  ];
+}
+
 /** Neither setting: one message that names both, since fixing one would only reveal the other. */
 function nothingSet(audience: Audience): ConfigError {
   return new ConfigError(
@@ -513,7 +530,7 @@ export function resolveConfig(
     return value === undefined ? undefined : { value, origin: name };
   };
   const flagProxy = flags.proxy?.trim();
-  const warnings: string[] = [];
+  const warnings: string[] = keyWhitespaceWarning(env, key.apiKey, audience);
   // A proxy variable set for other tools (a SOCKS proxy, say) must not stop this server: it is
   // ignored with a warning. A bad --proxy, given to this server on purpose, stops it.
   const envProxy = (name: string): string | undefined => {
