@@ -307,6 +307,23 @@ function checkApiKey(env: Env, audience: Audience): { apiKey?: string; error?: C
   return { apiKey: key };
 }
 
+/**
+ * Spaces or a line break around an otherwise good key are removed, so the key works; but the value
+ * was not what the user meant to set, and another tool reading the same variable may not trim it.
+ * Said once at start, like the other ignored settings; the key itself is never quoted.
+ */
+function keyWhitespaceWarning(env: Env, apiKey: string | undefined, audience: Audience): string[] {
+  const raw = env[ENV.apiKey];
+  if (apiKey === undefined || raw === undefined || raw === raw.trim()) return [];
+  const where =
+    audience === 'shell'
+      ? `export ${KEY_EXAMPLE} with nothing around the key`
+      : `"${ENV.apiKey}": "<your key>" in the MCP client's "env", with nothing around the key`;
+  return [
+    `${ENV.apiKey} had spaces or line breaks around the key; they were removed and the key is used without them. Set it as ${where}.`,
+  ];
+}
+
 /** Neither setting: one message that names both, since fixing one would only reveal the other. */
 function nothingSet(audience: Audience): ConfigError {
   return new ConfigError(
@@ -421,29 +438,30 @@ function argvHasKey(argv: readonly string[], apiKey: string | undefined): boolea
  */
 function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined): string[] {
   const settings = [
-    flags.baseUrl,
-    flags.timeout,
-    flags.cacheTtl,
-    flags.logLevel,
-    flags.logFormat,
-    flags.watchInterval,
-    flags.proxy,
+    // Every string flag, not a list of them: a flag added later cannot be left out.
+    ...Object.values(flags).filter((value): value is string => typeof value === 'string'),
     ...Object.values(ENV)
       .filter((name) => name !== ENV.apiKey)
       .map((name) => env[name]),
     ...['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => [env[name], env[name.toLowerCase()]]),
+    // doctor prints its path.
+    env.NODE_EXTRA_CA_CERTS,
   ];
   const shaped = settings.flatMap((value) => (value ? secretShapedTokens(value) : []));
-  return secretValues([apiKey, env[ENV.apiKey]?.trim(), ...shaped]);
+  const found = [apiKey, env[ENV.apiKey]?.trim(), ...shaped];
+  // Lowercased too: a key pasted where a host name belongs comes back lowercased by URL parsing.
+  return secretValues([...found, ...found.map((value) => value?.toLowerCase())]);
 }
 
 /** `MODEL_FEED_DISK_CACHE`: 0/false/off turn the shared disk cache off; 1/true/on or unset keep it. */
 function diskCacheSetting(env: Env, secrets: Secrets): boolean {
-  const value = envValue(env, ENV.diskCache)?.toLowerCase();
+  const raw = envValue(env, ENV.diskCache);
+  const value = raw?.toLowerCase();
   if (value === undefined || ['1', 'true', 'on', 'yes'].includes(value)) return true;
   if (['0', 'false', 'off', 'no'].includes(value)) return false;
+  // The value as given, not lowercased: redaction matches the key exactly as configured.
   throw new ConfigError(
-    `${ENV.diskCache} must be 0 (off) or 1 (on); got "${echoValue(value, secrets)}".`,
+    `${ENV.diskCache} must be 0 (off) or 1 (on); got "${echoValue(raw ?? '', secrets)}".`,
     ENV.diskCache,
     '--no-disk-cache',
   );
@@ -512,7 +530,7 @@ export function resolveConfig(
     return value === undefined ? undefined : { value, origin: name };
   };
   const flagProxy = flags.proxy?.trim();
-  const warnings: string[] = [];
+  const warnings: string[] = keyWhitespaceWarning(env, key.apiKey, audience);
   // A proxy variable set for other tools (a SOCKS proxy, say) must not stop this server: it is
   // ignored with a warning. A bad --proxy, given to this server on purpose, stops it.
   const envProxy = (name: string): string | undefined => {

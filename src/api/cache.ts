@@ -19,7 +19,13 @@ export interface Sized<T> {
   expires?: number;
 }
 
-/** @default for `maxBytes`: a catalog answer is tens of KB, so this holds thousands of them. */
+/**
+ * @default for `maxBytes`: a catalog answer is tens of KB, so this holds thousands of them. What is
+ * counted is what each loader declares, summed over stored entries (never an in-flight read, never
+ * a stale answer, which is not stored): for the API client, twice the body's length in characters
+ * as decoded, an estimate of the parsed value plus the garbage it leaves (client.ts), not a
+ * measurement of the heap.
+ */
 export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Shared {

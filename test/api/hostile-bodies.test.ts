@@ -6,7 +6,8 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ReadCache } from '../../src/api/cache.js';
+import { BODY_LIMITS } from '../../src/api/body-limits.js';
+import { DEFAULT_CACHE_MAX_BYTES, ReadCache } from '../../src/api/cache.js';
 import { describeError } from '../../src/describe-error.js';
 import { UnexpectedResponseError } from '../../src/errors.js';
 import {
@@ -208,6 +209,43 @@ describe('the read cache is bounded by bytes', () => {
     expect(loads).toBe(0);
     await cache.read('k0', 60_000, counting);
     expect(loads).toBe(1);
+  });
+});
+
+describe('the default read cache: 32 MiB of counted size', () => {
+  it('keeps entries counted up to 32 MiB in all and evicts the oldest past it (sizes as declared, nothing allocated)', async () => {
+    expect(DEFAULT_CACHE_MAX_BYTES).toBe(32 * 1024 * 1024);
+    const cache = new ReadCache();
+    const eighth = DEFAULT_CACHE_MAX_BYTES / 8;
+    for (let i = 0; i < 8; i++) await cache.read(`k${i}`, 60_000, async () => ({ value: i, bytes: eighth }));
+    expect(cache.bytes).toBe(DEFAULT_CACHE_MAX_BYTES);
+    await cache.read('one more byte', 60_000, async () => ({ value: 0, bytes: 1 }));
+    expect(cache.bytes).toBe(DEFAULT_CACHE_MAX_BYTES - eighth + 1);
+  });
+
+  it('the API client as the runtime builds it (no bound given) counts each answer as twice its body', async () => {
+    // About 1.1 MB: 11 strings at the longest a body may hold, so the body limits let it through.
+    const body = JSON.stringify({
+      ...modelsPage([model()]),
+      pad: Array.from({ length: 11 }, () => 'x'.repeat(BODY_LIMITS.maxStringLength)),
+    });
+    const kept = Math.floor(DEFAULT_CACHE_MAX_BYTES / (2 * body.length));
+    expect(kept).toBe(15);
+    let requests = 0;
+    server.use(
+      http.get(`${BASE}/api/v1/models`, () => {
+        requests++;
+        return new HttpResponse(body, { headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    const api = testApiClient(KEY);
+    // One answer more than fits: the first one read goes.
+    for (let i = 0; i <= kept; i++) await api.listModels({ vendor: `v${i}` });
+    expect(requests).toBe(kept + 1);
+    for (let i = 1; i <= kept; i++) await api.listModels({ vendor: `v${i}` });
+    expect(requests).toBe(kept + 1);
+    await api.listModels({ vendor: 'v0' });
+    expect(requests).toBe(kept + 2);
   });
 });
 

@@ -157,6 +157,19 @@ describe('the command line', () => {
     }
   });
 
+  it('watch without a key: the fix in the words of a shell, exit code 2', async () => {
+    const out = await run(
+      ['watch', '--once'],
+      scrubbedEnv({ MODEL_FEED_BASE_URL: 'https://feed.example.com' }),
+    );
+    expect(out).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "No API key: set MODEL_FEED_API_KEY in this shell (export MODEL_FEED_API_KEY=<your key>). Create a key on the service's account screen; it is shown only once.\n",
+    });
+  });
+
   it('call without a key or base URL is a settings mistake: the fix and exit code 2', async () => {
     const out = await run(
       ['call', 'search_models'],

@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import {
@@ -216,5 +217,54 @@ describe('model-feed-mcp doctor', () => {
     expect(out.stdout).toMatch(/^! Settings .*WARNING: the API key appears in the command-line arguments/m);
     expect(out.stdout).toMatch(/^ +→ Remove the key from the command line/m);
     expect(out.stdout + out.stderr).not.toContain(sandbox.key);
+  });
+});
+
+describe('doctor and a hostile service', () => {
+  /** Escape sequences (CSI, OSC title, OSC 8 link), bidi overrides and line breaks, as a service could send them. */
+  const HOSTILE =
+    '\x1b]0;owned\x07\x1b[2J\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 key revoked\u202e\u2066\n✓ Auth      forged pass line\r\n\x9b31m';
+  /** What must not reach a terminal raw: C0 (but the line feeds doctor writes itself), C1, bidi controls. */
+  const UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+
+  it('prints its error text and headers with no escape sequence, bidi override or forged line', async () => {
+    const REJECTED = 'mfsk_doctor_hostile_rejected_0123456789';
+    const ACCEPTED = 'mfsk_doctor_hostile_accepted_0123456789';
+    const server = createHttpServer((req, res) => {
+      const rejected = req.headers.authorization === `Bearer ${REJECTED}`;
+      // Header values may carry C1 bytes (0x80-0xff) but no C0: a CSI in its one-byte form.
+      res.writeHead(rejected ? 401 : 200, {
+        'content-type': 'application/json',
+        'x-service-tier': 'pro\x9b2J\x85x',
+        'x-ratelimit-limit': '1000',
+        'x-ratelimit-remaining': '900',
+      });
+      res.end(JSON.stringify(rejected ? { error: HOSTILE } : { items: [], nextCursor: null, latest: null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const key of [REJECTED, ACCEPTED]) {
+        const env = scrubbedEnv({
+          MODEL_FEED_BASE_URL: base,
+          MODEL_FEED_API_KEY: key,
+          MODEL_FEED_TIMEOUT_MS: '3000',
+        });
+        const text = await run(['doctor'], env);
+        const json = await run(['doctor', '--json'], env);
+        expect(text.code, text.stdout).toBe(key === REJECTED ? 1 : 0);
+        for (const out of [text.stdout, text.stderr, json.stdout, json.stderr]) {
+          expect(out, JSON.stringify(out)).not.toMatch(UNSAFE);
+          expect(out).not.toContain(key);
+        }
+        // The service's line break did not start a line of its own that looks like a check.
+        expect(text.stdout).not.toMatch(/^\W*Auth +forged/m);
+        // …and what the service said is still shown, made printable.
+        if (key === REJECTED) expect(text.stdout).toContain('The service said: "click key revoked');
+        expect(JSON.parse(json.stdout)).toHaveProperty('checks');
+      }
+    } finally {
+      server.close();
+    }
   });
 });

@@ -5,11 +5,14 @@
 
 import {
   chmodSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -375,4 +378,126 @@ describe('choosing clients and the command', () => {
     expect(printed.stdout).toContain('claude mcp add model-feed --scope user --env');
     expect(printed.stdout).not.toContain(sandbox.key);
   });
+});
+
+describe('Claude Code, runs over an existing entry, symlinks', () => {
+  /** A `claude` on PATH that logs its arguments and exits with `code`. */
+  function fakeClaude(home: string, code: number): { bin: string; log: string } {
+    const bin = join(home, 'bin');
+    const log = join(home, 'claude-args.log');
+    put(
+      join(bin, 'claude'),
+      `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${log}'; done\necho --- >> '${log}'\nexit ${code}\n`,
+      0o755,
+    );
+    return { bin, log };
+  }
+
+  it('--remove for Claude Code goes through `claude mcp remove`, and says when there was nothing', async () => {
+    for (const [code, said] of [
+      [0, 'Claude Code: removed model-feed (claude mcp remove --scope user)\n'],
+      [1, 'Claude Code: no model-feed entry in the user scope; unchanged.\n'],
+    ] as const) {
+      const home = tempHome();
+      const { bin, log } = fakeClaude(home, code);
+      const result = await setup(
+        ['--client', 'claude-code', '--remove'],
+        envFor(home, { PATH: `${bin}:/usr/bin:/bin` }),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(said);
+      expect(readFileSync(log, 'utf8')).toBe('mcp\nremove\nmodel-feed\n--scope\nuser\n---\n');
+      // Claude Code's own file is its business when its CLI is there.
+      expect(readdirSync(home).sort()).toEqual(['bin', 'claude-args.log']);
+    }
+  });
+
+  it('without `claude` on PATH, ~/.claude.json is edited, keeping what Claude Code keeps there', async () => {
+    const home = tempHome();
+    const path = join(home, '.claude.json');
+    const original = `{\n  "numStartups": 12,\n  "projects": { "/home/me/src": { "allowedTools": [] } },\n  "mcpServers": {}\n}\n`;
+    put(path, original, 0o600);
+    const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url });
+    const added = await setup(['--client', 'claude-code'], env, `${sandbox.key}\n`);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(`Claude Code: added model-feed to ${path} (backup: ${path}.`);
+    const written = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> & {
+      mcpServers: Record<string, { command: string; env: Record<string, string> }>;
+    };
+    expect(written.numStartups).toBe(12);
+    expect(written.projects).toEqual({ '/home/me/src': { allowedTools: [] } });
+    expect(written.mcpServers['model-feed']).toMatchObject({
+      command: NODE,
+      env: { MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url },
+    });
+
+    const removed = await setup(['--client', 'claude-code', '--remove'], envFor(home));
+    expect(removed.code).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(original);
+  });
+
+  it('run again over the same entry: "unchanged", no write and no new backup', async () => {
+    const home = tempHome();
+    const path = join(home, '.cursor/mcp.json');
+    put(path, CURSOR);
+    const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url });
+    await setup(['--client', 'cursor'], env, `${sandbox.key}\n`);
+    const first = readFileSync(path, 'utf8');
+    const { mtimeMs } = statSync(path);
+    expect(backups(path)).toHaveLength(1);
+
+    const again = await setup(['--client', 'cursor'], env, `${sandbox.key}\n`);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`Cursor: ${path} already has this model-feed entry; unchanged.`);
+    expect(readFileSync(path, 'utf8')).toBe(first);
+    expect(statSync(path).mtimeMs).toBe(mtimeMs);
+    expect(backups(path)).toHaveLength(1);
+  });
+
+  it('a symlinked config (a dotfiles repo) is written through the link: the link stays a link', async () => {
+    const home = tempHome();
+    const target = join(home, 'dotfiles', 'cursor-mcp.json');
+    put(target, CURSOR);
+    const link = join(home, '.cursor/mcp.json');
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(target, link);
+    const env = envFor(home, { MODEL_FEED_BASE_URL: sandbox.url });
+    const result = await setup(['--client', 'cursor'], env, `${sandbox.key}\n`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(target);
+    expect(readFileSync(target, 'utf8')).toContain('"model-feed"');
+    // The backup sits beside the file that changed; nothing was left beside the link.
+    expect(backups(target)).toHaveLength(1);
+    expect(readdirSync(dirname(link))).toEqual(['mcp.json']);
+
+    await setup(['--client', 'cursor', '--remove'], envFor(home));
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe(CURSOR);
+  });
+
+  // Root may write into a read-only folder, so this runs only as an ordinary user;
+  // test/setup/write.test.ts makes the write fail another way, whoever runs it.
+  it.skipIf(process.getuid?.() === 0)(
+    'a folder it cannot write to: the original is intact, no temp file left, exit 1',
+    async () => {
+      const home = tempHome();
+      const path = join(home, '.cursor/mcp.json');
+      put(path, CURSOR);
+      chmodSync(dirname(path), 0o500);
+      try {
+        const result = await setup(
+          ['--client', 'cursor'],
+          envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+          `${sandbox.key}\n`,
+        );
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(`Cursor: cannot write ${path}`);
+        expect(readFileSync(path, 'utf8')).toBe(CURSOR);
+        expect(readdirSync(dirname(path))).toEqual(['mcp.json']);
+      } finally {
+        chmodSync(dirname(path), 0o700);
+      }
+    },
+  );
 });

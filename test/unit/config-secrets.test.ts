@@ -4,8 +4,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { type Config, type ConfigFlags, resolveConfig } from '../../src/config.js';
+import { type Config, type ConfigFlags, ENV, resolveConfig } from '../../src/config.js';
 import { describeError } from '../../src/describe-error.js';
+import { checkCaSources } from '../../src/doctor/ca-check.js';
 import { checkSettings } from '../../src/doctor/settings-check.js';
 import { ConfigError } from '../../src/errors.js';
 import { chooseProxy } from '../../src/net/proxy.js';
@@ -14,32 +15,53 @@ import { displayUrl, echoValue, redactSecrets } from '../../src/text/redact.js';
 const KEY = 'mfsk_live_9f8e7d6c5b4a39281706';
 const BASE = 'https://feed.example.com';
 
-/** Where a hurried user puts the key: whole, in a path, as a password, as a host. */
-const POSITIONS = [
-  KEY,
-  ` ${KEY} `,
-  `Bearer ${KEY}`,
-  `http://remote/${KEY}`,
-  `https://h/${KEY}/api/v1`,
-  `https://h/api/${KEY}`,
-  `http://user:${KEY}@proxy:8080`,
-  `http://${KEY}@proxy`,
-  `http://${KEY}:8080`,
-  `x${KEY}y`,
-  `${KEY}/api/v1`,
-  `https://h/?key=${KEY}`,
+/** Every string flag of ConfigFlags, and every variable resolveConfig reads besides the key. */
+const FLAGS: (keyof ConfigFlags)[] = [
+  'baseUrl',
+  'timeout',
+  'cacheTtl',
+  'logLevel',
+  'logFormat',
+  'watchInterval',
+  'staleMaxAge',
+  'proxy',
 ];
-
-const FLAGS: (keyof ConfigFlags)[] = ['baseUrl', 'timeout', 'cacheTtl', 'logLevel', 'logFormat', 'proxy'];
 const ENV_VARS = [
-  'MODEL_FEED_BASE_URL',
-  'MODEL_FEED_TIMEOUT_MS',
-  'MODEL_FEED_CACHE_TTL_S',
-  'MODEL_FEED_LOG_LEVEL',
-  'MODEL_FEED_LOG_FORMAT',
+  ...Object.values(ENV).filter((name) => name !== ENV.apiKey),
   'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
   'http_proxy',
   'NO_PROXY',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+];
+
+/**
+ * Keys of several shapes. A letters-only key has no shape to recognise: it is hidden because it is
+ * the configured key, so it is tried only where it is configured. Mixed case, so that a value
+ * lowercased before its echo would show.
+ */
+const KEY_SHAPES: { shape: string; key: string; recognisable: boolean }[] = [
+  { shape: 'mfsk_ key', key: KEY, recognisable: true },
+  { shape: 'letters-only key', key: 'QwErTyUiOpAsDfGhJkLzXcVb', recognisable: false },
+  { shape: 'key with digits', key: 'Zq8vN3kLm5Tx2Rw7Hy4Jp6', recognisable: true },
+];
+
+/** Where a hurried user puts the key: whole, in a path, as a password, as a host. */
+const positions = (key: string): string[] => [
+  key,
+  ` ${key} `,
+  `Bearer ${key}`,
+  `http://remote/${key}`,
+  `https://h/${key}/api/v1`,
+  `https://h/api/${key}`,
+  `http://user:${key}@proxy:8080`,
+  `http://${key}@proxy`,
+  `http://${key}:8080`,
+  `x${key}y`,
+  `${key}/api/v1`,
+  `https://h/?key=${key}`,
 ];
 
 /** Everything resolveConfig lets a person read: the thrown message, or the setup error and warnings. */
@@ -53,6 +75,10 @@ function everythingShown(flags: ConfigFlags, env: Record<string, string>): strin
   }
   const settings = checkSettings({ config, env, sandboxUrl: undefined });
   const route = config.baseUrl ? chooseProxy(new URL(config.baseUrl), config.proxy).reason : '';
+  // doctor's CA check names the file: as it reads when the file cannot be read.
+  const ca = config.extraCaCerts
+    ? checkCaSources(1, { path: config.extraCaCerts, error: 'ENOENT' })
+    : undefined;
   // What the logger, doctor and tool results do to every line: hide Config.secrets.
   return redactSecrets(
     [
@@ -61,39 +87,59 @@ function everythingShown(flags: ConfigFlags, env: Record<string, string>): strin
       settings.detail,
       settings.fix ?? '',
       route,
+      ca?.detail ?? '',
     ].join('\n'),
     config.secrets,
   );
 }
 
-/** The configured key: set right, not set, or swapped with the base URL. */
-const KEY_SETTINGS: Record<string, Record<string, string>> = {
-  'key set': { MODEL_FEED_API_KEY: KEY },
+/** The configured key: set right (with spaces around it too), not set, or swapped with the base URL. */
+const keySettings = (key: string): Record<string, Record<string, string>> => ({
+  'key set': { MODEL_FEED_API_KEY: key },
+  'key set with spaces around': { MODEL_FEED_API_KEY: `  ${key}\n` },
   'no key': {},
   'key and base URL swapped': { MODEL_FEED_API_KEY: BASE },
-};
+});
+
+/** Not the key, in any case: a host name or a lowercased echo would show it in lower case. */
+function expectHidden(shown: string, key: string, where: string): void {
+  expect(shown.toLowerCase(), where).not.toContain(key.toLowerCase());
+}
 
 describe('the key in any setting, in any position, is never echoed', () => {
-  for (const [keyCase, keyEnv] of Object.entries(KEY_SETTINGS)) {
-    it(`${keyCase}: every env var`, () => {
-      for (const name of ENV_VARS) {
-        for (const value of POSITIONS) {
-          const env = { MODEL_FEED_BASE_URL: BASE, ...keyEnv, [name]: value };
-          const shown = everythingShown({}, env);
-          expect(shown, `${name}=${value}`).not.toContain(KEY);
-        }
-      }
-    });
+  for (const { shape, key, recognisable } of KEY_SHAPES) {
+    for (const [keyCase, keyEnv] of Object.entries(keySettings(key))) {
+      const configured = keyEnv.MODEL_FEED_API_KEY?.includes(key) === true;
+      if (!configured && !recognisable) continue;
 
-    it(`${keyCase}: every flag`, () => {
-      for (const flag of FLAGS) {
-        for (const value of POSITIONS) {
-          const shown = everythingShown({ [flag]: value }, { MODEL_FEED_BASE_URL: BASE, ...keyEnv });
-          expect(shown, `--${flag} ${value}`).not.toContain(KEY);
+      it(`${shape}, ${keyCase}: every env var`, () => {
+        for (const name of ENV_VARS) {
+          for (const value of positions(key)) {
+            const env = { MODEL_FEED_BASE_URL: BASE, ...keyEnv, [name]: value };
+            expectHidden(everythingShown({}, env), key, `${name}=${value}`);
+          }
         }
-      }
-    });
+      });
+
+      it(`${shape}, ${keyCase}: every flag`, () => {
+        for (const flag of FLAGS) {
+          for (const value of positions(key)) {
+            const shown = everythingShown({ [flag]: value }, { MODEL_FEED_BASE_URL: BASE, ...keyEnv });
+            expectHidden(shown, key, `--${flag} ${value}`);
+          }
+        }
+      });
+    }
   }
+
+  it('MODEL_FEED_DISK_CACHE: a value it refuses is quoted as given, redacted, not lowercased', () => {
+    const key = 'QwErTyUiOpAsDfGhJkLzXcVb';
+    const env = { MODEL_FEED_BASE_URL: BASE, MODEL_FEED_API_KEY: key };
+    expect(() => resolveConfig({}, { ...env, MODEL_FEED_DISK_CACHE: key })).toThrow(
+      'MODEL_FEED_DISK_CACHE must be 0 (off) or 1 (on); got "[redacted]".',
+    );
+    expect(() => resolveConfig({}, { ...env, MODEL_FEED_DISK_CACHE: 'Maybe' })).toThrow('got "Maybe".');
+  });
 
   it('lists the key found in the wrong variable among the secrets the logs hide', () => {
     const config = resolveConfig({}, { MODEL_FEED_BASE_URL: KEY, MODEL_FEED_API_KEY: BASE });

@@ -103,6 +103,23 @@ describe('settings messages', () => {
       'mfsk_abcdef123456',
     );
   });
+
+  it('spaces around a good key: trimmed, the key works, and one warning says so without the key', () => {
+    const padded = { ...BASE_URL, MODEL_FEED_API_KEY: '  mfsk_abcdef123456\n' };
+    const client = resolveConfig({}, padded);
+    expect(client.setupError).toBeUndefined();
+    expect(client.warnings).toEqual([
+      'MODEL_FEED_API_KEY had spaces or line breaks around the key; they were removed and the key is used without them. Set it as "MODEL_FEED_API_KEY": "<your key>" in the MCP client\'s "env", with nothing around the key.',
+    ]);
+    expect(resolveConfig({}, padded, [], { audience: 'shell' }).warnings).toEqual([
+      'MODEL_FEED_API_KEY had spaces or line breaks around the key; they were removed and the key is used without them. Set it as export MODEL_FEED_API_KEY=<your key> with nothing around the key.',
+    ]);
+    // A key as pasted, and a key that is refused for another reason, get no such warning.
+    expect(resolveConfig({}, { ...BASE_URL, MODEL_FEED_API_KEY: 'mfsk_abcdef123456' }).warnings).toEqual([]);
+    expect(resolveConfig({}, { ...BASE_URL, MODEL_FEED_API_KEY: ' "mfsk_abcdef123456" ' }).warnings).toEqual(
+      [],
+    );
+  });
 });
 
 describe('error texts', () => {
