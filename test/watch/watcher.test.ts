@@ -110,7 +110,7 @@ function options(overrides: Partial<WatchOptions> = {}): WatchOptions {
 }
 
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
-const status = { update: () => {}, write: () => {}, stop: () => {} };
+const status = { update: () => {}, write: () => {}, aside: (write: () => void) => write(), stop: () => {} };
 
 /** The watcher's dependencies: the fake clock, a memory sink and a fresh state file unless given. */
 function deps(
