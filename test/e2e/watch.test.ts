@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { eventually, spawnRaw } from './harness.js';
+import { eventually, run, spawnRaw } from './harness.js';
 import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -209,4 +209,16 @@ it('writes nothing but change lines to stdout, even with logs at debug', async (
   for (const line of run.stdout.split('\n').filter(Boolean))
     expect(JSON.parse(line).type).toBe('model_feed.change');
   expect(run.stderr).toContain('debug');
+});
+
+it('--help gives the log level watch really uses by default: info, not the server’s warn', async () => {
+  const help = await run(['watch', '--help'], watchEnv(sandbox));
+  expect(help.code).toBe(0);
+  const logLevel = help.stdout.replace(/\s+/g, ' ').match(/--log-level <level> (.*?) \(choices/)?.[1];
+  expect(logLevel).toContain('default info');
+  expect(logLevel).not.toContain('warn');
+
+  const quiet = await runWatch(['--once', '--state', join(tempDir(), 's.json')], watchEnv(sandbox));
+  expect(quiet.code, quiet.stderr).toBe(0);
+  expect(quiet.stderr).toMatch(/^model-feed-mcp info: /m);
 });
