@@ -203,7 +203,15 @@ function addWatchCommand(
       ).choices(['standard', 'slack']),
     )
     .option('--atom <file>', 'keep an Atom feed of the 100 most recent changes in this file')
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      showGlobalOptions: true,
+      // A watcher logs at info unless told otherwise (commands/watch.ts): the root's default
+      // level, shown among the global options, would be untrue here.
+      optionDescription(option) {
+        const text: string = Object.getPrototypeOf(this).optionDescription.call(this, option);
+        return option.long === '--log-level' ? text.replace(/default \w+/, 'default info for watch') : text;
+      },
+    })
     .addHelpText('after', WATCH_HELP)
     .action(async (_opts, command: Command) => {
       const all = command.optsWithGlobals<Record<string, unknown>>();

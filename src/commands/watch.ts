@@ -24,7 +24,7 @@ import { createJsonlSink } from '../watch/sinks/jsonl.js';
 import type { Sink } from '../watch/sinks/sink.js';
 import { createStdoutSink } from '../watch/sinks/stdout.js';
 import { defaultStatePath, feedHash } from '../watch/state.js';
-import { createStatusLine } from '../watch/status.js';
+import { createStatusLine, type StatusLine } from '../watch/status.js';
 import { runWatcher } from '../watch/watcher.js';
 
 const SANDBOX_LIVE_MS = 5000;
@@ -34,17 +34,22 @@ const SHUTDOWN_DEADLINE_MS = 1800;
 
 interface SinkContext {
   config: Config;
+  status: StatusLine;
   env: CliIo['env'];
   log: Logger;
   /** Names this feed (base URL and filters), as the state file's name does: the Atom feed's id. */
   feedHash: string;
 }
 
-async function createSink(options: WatchOptions, { config, env, log, feedHash }: SinkContext): Promise<Sink> {
+async function createSink(
+  options: WatchOptions,
+  { config, status, env, log, feedHash }: SinkContext,
+): Promise<Sink> {
   const { sink } = options;
   switch (sink.kind) {
     case 'stdout':
-      return createStdoutSink(process.stdout);
+      // Change lines on the status line's terminal are written around it, or they would run into it.
+      return createStdoutSink(process.stdout, process.stdout.isTTY ? status : undefined);
     case 'jsonl':
       return createJsonlSink(sink.path);
     case 'webhook': {
@@ -106,11 +111,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
     return EXIT.usage;
   }
-  // When the changes themselves go to the same terminal, a status line would run into them.
-  const sharesTerminal = options.sink.kind === 'stdout' && process.stdout.isTTY === true;
-  const status = createStatusLine(
-    sharesTerminal ? { isTTY: false, write: (t) => process.stderr.write(t) } : process.stderr,
-  );
+  const status = createStatusLine(process.stderr);
   // A watcher is a long-running service: what it does is worth a line even at the default level.
   const level = config.sources.logLevel === undefined ? 'info' : config.logLevel;
   const secrets = [...config.secrets, ...(options.sink.kind === 'webhook' ? [options.sink.rawSecret] : [])];
@@ -160,6 +161,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
       log.info(`sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s`);
     sink = await createSink(options, {
       config,
+      status,
       env: io.env,
       log,
       feedHash: feedHash(service, options.filters),

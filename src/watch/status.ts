@@ -1,7 +1,8 @@
 /**
  * The live status line on a terminal's stderr: last poll, cursor, changes delivered, next poll,
- * calls left today. Log lines are written above it. When stderr is not a terminal there is no
- * status line at all, only the log.
+ * calls left today. Log lines are written above it, and so are change lines on stdout when stdout
+ * is the same terminal (`aside`). When stderr is not a terminal there is no status line at all,
+ * only the log.
  */
 
 import { terminalSafe } from '../text/terminal.js';
@@ -20,6 +21,11 @@ export interface StatusLine {
   update(fields: Partial<StatusFields>): void;
   /** Writes a log line above the status line. */
   write(line: string): void;
+  /**
+   * Runs `write`, which writes a whole line to another stream on the same terminal (stdout), with
+   * the status line cleared before and drawn again after: the line never runs into it.
+   */
+  aside(write: () => void): void;
   stop(): void;
 }
 
@@ -55,7 +61,12 @@ const CLEAR_LINE = '\r\x1b[2K';
 
 export function createStatusLine(stream: Terminal, now: () => number = Date.now): StatusLine {
   if (!stream.isTTY) {
-    return { update: () => {}, write: (line) => void stream.write(line), stop: () => {} };
+    return {
+      update: () => {},
+      write: (line) => void stream.write(line),
+      aside: (write) => write(),
+      stop: () => {},
+    };
   }
   const fields: StatusFields = {
     lastPoll: undefined,
@@ -84,6 +95,16 @@ export function createStatusLine(stream: Terminal, now: () => number = Date.now)
       stream.write(shown ? `${CLEAR_LINE}${line}` : line);
       shown = false;
       draw();
+    },
+    aside(write) {
+      if (shown) stream.write(CLEAR_LINE);
+      shown = false;
+      // Drawn again even when the write throws: the status line must not vanish for good.
+      try {
+        write();
+      } finally {
+        draw();
+      }
     },
     stop() {
       clearInterval(ticker);

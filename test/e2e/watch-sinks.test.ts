@@ -127,6 +127,34 @@ describe('--webhook', () => {
     }
   }, 45_000);
 
+  it('sends no retry before the receiver’s retry-after has passed', async () => {
+    const secret = newSecret();
+    const arrivals: number[] = [];
+    // retry-after 2 s is longer than the first backoff step (0.5–1 s): it sets the wait.
+    const hook = await receiver(secret, (n, res) => {
+      arrivals.push(performance.now());
+      if (n > 1) return true;
+      res.writeHead(429, { 'retry-after': '2' }).end();
+      return false;
+    });
+    try {
+      const since = await sinceNewest(1);
+      const run = await runWatch(
+        ['--once', '--since', String(since), '--state', join(tempDir(), 's.json'), '--webhook', hook.url],
+        watchEnv(sandbox, { MODEL_FEED_WEBHOOK_SECRET: secret }),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(hook.accepted).toHaveLength(1);
+      expect(arrivals).toHaveLength(2);
+      const [limited, retried] = arrivals as [number, number];
+      // A few ms of slack: the receiver's clock starts a little after the watcher's.
+      expect(retried - limited).toBeGreaterThanOrEqual(1990);
+      expect(run.stderr).toContain('trying again in 2 s');
+    } finally {
+      hook.close();
+    }
+  });
+
   it('a permanent failure (400) exits 1 and leaves the cursor where it was', async () => {
     const secret = newSecret();
     const hook = await receiver(secret, (_n, res) => {

@@ -2,13 +2,13 @@
  * `watch` end to end: the built CLI against the sandbox over real sockets, as a user or cron runs it.
  */
 
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { eventually, spawnRaw } from './harness.js';
+import { eventually, run, scrubbedEnv, spawnRaw } from './harness.js';
 import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -140,6 +140,65 @@ describe('watch, running', () => {
     expect(third.code, third.stderr).toBe(0);
   });
 
+  it('SIGINT (Ctrl-C) stops within 2 s too, with the state saved', async () => {
+    const state = join(tempDir(), 'state.json');
+    const expected = await feedIds(sandbox);
+    const watcher = spawnRaw(watchEnv(sandbox), ['watch', '--since', '0', '--state', state]);
+    // Logged once the backlog is drained and saved, before the first wait.
+    await eventually(() => watcher.stderr().includes('polling every'), 'the watcher to drain and poll');
+
+    const before = performance.now();
+    watcher.child.kill('SIGINT');
+    const exit = await watcher.exited;
+    expect(exit.code, watcher.stderr()).toBe(0);
+    expect(exit.at - before).toBeLessThan(2000);
+    expect(envelopes(watcher.stdout()).map((e) => e.data.id)).toEqual(expected);
+    const saved = JSON.parse(readFileSync(state, 'utf8'));
+    expect(saved.delivered).toBe(expected.length);
+    // The next run carries on from the saved cursor: nothing again.
+    const next = await runWatch(['--once', '--state', state], watchEnv(sandbox));
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toBe('');
+  });
+
+  it('--sandbox shows changes as the in-process sandbox publishes them, and stops on SIGTERM', async () => {
+    const stateHome = tempDir();
+    const watcher = spawnRaw(scrubbedEnv({ XDG_STATE_HOME: stateHome }), [
+      'watch',
+      '--sandbox',
+      '--since',
+      'now',
+    ]);
+    // Its cursor is kept under the name "sandbox", in the state folder.
+    const folder = join(stateHome, 'model-feed-mcp');
+    const saved = () => {
+      const [file] = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith('.json')) : [];
+      return file ? JSON.parse(readFileSync(join(folder, file), 'utf8')) : undefined;
+    };
+    // The sandbox publishes every 5 s and the watcher polls every 4 s: a change within ~10 s. It
+    // is saved once the sink took it.
+    await eventually(() => saved()?.delivered > 0, 'a change from the sandbox, saved', 20_000);
+
+    const before = performance.now();
+    watcher.child.kill('SIGTERM');
+    const exit = await watcher.exited;
+    expect(exit.code, watcher.stderr()).toBe(0);
+    expect(exit.at - before).toBeLessThan(2000);
+
+    const delivered = envelopes(watcher.stdout());
+    expect(delivered.length).toBeGreaterThan(0);
+    for (const envelope of delivered) {
+      expect(Object.keys(envelope)).toEqual(['type', 'timestamp', 'deliveryId', 'data']);
+      expect(envelope.type).toBe('model_feed.change');
+      expect(envelope.timestamp).toBe(new Date(envelope.timestamp).toISOString());
+      expect(envelope.deliveryId).toMatch(new RegExp(`^${envelope.data.id}_[0-9a-f]{16}$`));
+      expect(typeof envelope.data.eventType).toBe('string');
+    }
+    expect(watcher.stderr()).toContain('sample data');
+    expect(saved().service).toBe('sandbox');
+    expect(saved().delivered).toBe(delivered.length);
+  }, 30_000);
+
   it('refuses an interval that would spend more than the daily limit, naming the smallest', async () => {
     const free = await startSandbox();
     try {
@@ -209,4 +268,16 @@ it('writes nothing but change lines to stdout, even with logs at debug', async (
   for (const line of run.stdout.split('\n').filter(Boolean))
     expect(JSON.parse(line).type).toBe('model_feed.change');
   expect(run.stderr).toContain('debug');
+});
+
+it('--help gives the log level watch really uses by default: info, not the server’s warn', async () => {
+  const help = await run(['watch', '--help'], watchEnv(sandbox));
+  expect(help.code).toBe(0);
+  const logLevel = help.stdout.replace(/\s+/g, ' ').match(/--log-level <level> (.*?) \(choices/)?.[1];
+  expect(logLevel).toContain('default info');
+  expect(logLevel).not.toContain('warn');
+
+  const quiet = await runWatch(['--once', '--state', join(tempDir(), 's.json')], watchEnv(sandbox));
+  expect(quiet.code, quiet.stderr).toBe(0);
+  expect(quiet.stderr).toMatch(/^model-feed-mcp info: /m);
 });

@@ -1,5 +1,9 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createDelivery } from '../../src/feed/envelope.js';
+import { createStdoutSink } from '../../src/watch/sinks/stdout.js';
 import { createStatusLine, renderStatus } from '../../src/watch/status.js';
+import { changeEvent } from '../fixtures.js';
 
 describe('the status line', () => {
   it('shows last poll, cursor, delivered, next poll and calls left, without escape sequences', () => {
@@ -39,5 +43,57 @@ describe('the status line', () => {
     plain.update({ cursor: 5 });
     plain.write('line\n');
     expect(piped).toEqual(['line\n']);
+  });
+});
+
+describe('the status line with change lines on the same terminal', () => {
+  const CLEAR = '\r\x1b[2K';
+
+  /** stdout and stderr as one terminal: every write, tagged with its stream, in the order made. */
+  function terminal() {
+    const writes: { to: 'stdout' | 'stderr'; text: string }[] = [];
+    const stderr = {
+      isTTY: true,
+      columns: 200,
+      write: (text: string) => writes.push({ to: 'stderr', text }),
+    };
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push({ to: 'stdout', text: chunk.toString() });
+        done();
+      },
+    });
+    return { writes, stderr, stdout };
+  }
+
+  it('clears the status line before each change line and draws it again after', async () => {
+    const { writes, stderr, stdout } = terminal();
+    const status = createStatusLine(stderr, () => 0);
+    const sink = createStdoutSink(stdout, status);
+    status.update({ cursor: 7 });
+    const event = changeEvent({ id: 'e1' });
+    const delivery = createDelivery(event, event as never, new Date(0));
+    await sink.deliver(delivery, new AbortController().signal);
+    status.stop();
+
+    const shape = writes.map((w) => (w.to === 'stdout' ? 'line' : w.text === CLEAR ? 'clear' : 'status'));
+    expect(shape).toEqual(['status', 'clear', 'line', 'status', 'clear']);
+    // The status is drawn from the start of a fresh line, and only the change line reaches stdout.
+    expect(writes[3]?.text.startsWith(`${CLEAR}watch: `)).toBe(true);
+    const out = writes.filter((w) => w.to === 'stdout').map((w) => w.text);
+    expect(out).toHaveLength(1);
+    expect(JSON.parse(out[0] ?? '').data).toEqual(event);
+    expect(out[0]?.endsWith('\n')).toBe(true);
+  });
+
+  it('writes change lines alone when stdout is not the status line’s terminal', async () => {
+    const { writes, stderr, stdout } = terminal();
+    const status = createStatusLine(stderr, () => 0);
+    const sink = createStdoutSink(stdout);
+    status.update({ cursor: 7 });
+    const event = changeEvent({ id: 'e1' });
+    await sink.deliver(createDelivery(event, event as never, new Date(0)), new AbortController().signal);
+    status.stop();
+    expect(writes.map((w) => w.to)).toEqual(['stderr', 'stdout', 'stderr']);
   });
 });

@@ -112,7 +112,7 @@ function options(overrides: Partial<WatchOptions> = {}): WatchOptions {
 }
 
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
-const status = { update: () => {}, write: () => {}, stop: () => {} };
+const status = { update: () => {}, write: () => {}, aside: (write: () => void) => write(), stop: () => {} };
 
 /** The watcher's dependencies: the fake clock, a memory sink and a fresh state file unless given. */
 function deps(
@@ -229,13 +229,22 @@ describe('the service side', () => {
       gaps.push(clock.elapsed() - last);
       last = clock.elapsed();
       if (clock.elapsed() >= outage.from && clock.elapsed() < outage.until) {
+        // Two more changes are published while the service cannot be reached.
+        if (feed.entries.length === 5) {
+          for (const time of [6, 7])
+            feed.entries.push({ time, event: changeEvent({ id: `e${time}`, title: `change ${time}` }) });
+        }
         throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
       }
-      // Two more changes appear during the outage.
-      if (clock.elapsed() >= outage.until && feed.calls.length > 0) feed.api.readChanges = read;
       return read(query, signal);
     };
     const { sink, delivered } = memorySink();
+    const deliveredAt = new Map<string, number>();
+    const deliver = sink.deliver.bind(sink);
+    sink.deliver = async (delivery, signal) => {
+      deliveredAt.set(delivery.event.id, clock.elapsed());
+      await deliver(delivery, signal);
+    };
     const path = statePath();
     let sawRecovery = false;
     const result = await runWatcher(
@@ -253,7 +262,10 @@ describe('the service side', () => {
     );
     expect(result.code).toBe(0);
     expect(sawRecovery).toBe(true);
-    expect(delivered).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
+    // The changes published during the outage come after recovery, in feed order, after the others.
+    expect(delivered).toEqual(['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7']);
+    expect(deliveredAt.get('e6')).toBeGreaterThanOrEqual(outage.until);
+    expect(deliveredAt.get('e7')).toBeGreaterThanOrEqual(outage.until);
     // Backoff is capped at 5 minutes: no wait during the outage was longer.
     expect(Math.max(...gaps)).toBeLessThanOrEqual(300_000);
     // …and it did not hammer the service either: about one call per interval or backoff step.

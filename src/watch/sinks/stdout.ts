@@ -7,9 +7,11 @@
 import type { Writable } from 'node:stream';
 import { DeliveryError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
+import type { StatusLine } from '../status.js';
 import type { Sink } from './sink.js';
 
-export function createStdoutSink(stream: Writable): Sink {
+/** `sharedTerminal`: the status line, when stdout and stderr are the same terminal. */
+export function createStdoutSink(stream: Writable, sharedTerminal?: Pick<StatusLine, 'aside'>): Sink {
   let broken: Error | undefined;
   stream.on('error', (error) => {
     broken = error;
@@ -23,7 +25,14 @@ export function createStdoutSink(stream: Writable): Sink {
       if (broken || stream.destroyed) throw closedError();
       // Backpressure: a slow reader slows the watcher down instead of filling memory. Shutdown does
       // not wait for it: the line may be lost with the reader, and is delivered again next time.
-      if (!stream.write(`${envelopeJson(envelope)}\n`)) {
+      const line = `${envelopeJson(envelope)}\n`;
+      let accepted = true;
+      const write = () => {
+        accepted = stream.write(line);
+      };
+      if (sharedTerminal) sharedTerminal.aside(write);
+      else write();
+      if (!accepted) {
         await new Promise<void>((resolve) => {
           const done = () => {
             stream.off('drain', done);
