@@ -110,7 +110,7 @@ describe('watch', () => {
         api: failingApi(untrusted),
         sink: { label: 'memory', deliver: async () => {}, flush: async () => {}, close: async () => {} },
         log,
-        status: { update: () => {}, write: () => {}, stop: () => {} },
+        status: { update: () => {}, write: () => {}, aside: (write) => write(), stop: () => {} },
         statePath: join(mkdtempSync(join(tmpdir(), 'mf-shell-')), 'state.json'),
         service: 'memory',
         now: () => 1_000_000,
