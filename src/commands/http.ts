@@ -14,6 +14,7 @@ import type { CliIo } from '../io.js';
 import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
 import { lastResort } from '../stdio.js';
@@ -93,7 +94,20 @@ export async function runHttp(config: Config, io: CliIo, rawAddress: string): Pr
   process.stderr.on('error', () => {});
 
   const runtime = await createRuntime(config, log);
-  const deps = { api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData, secrets };
+  const deps = {
+    api: runtime.api,
+    log,
+    version: VERSION,
+    sampleData: runtime.sampleData,
+    secrets,
+    // One poller for the subscriptions of every session, not one per session: N subscribed
+    // clients cost one poll per interval, the interval the user chose or the tier's.
+    changeSubscriptions: new ChangesSubscriptions({
+      api: runtime.api,
+      log,
+      intervalS: config.watchIntervalS,
+    }),
+  };
   const endpoint = await startHttpEndpoint({
     ...address,
     key,
