@@ -1,5 +1,5 @@
 /**
- * `model-feed-mcp --http [host:]port`: the MCP server over Streamable HTTP at `POST /api/mcp`,
+ * `model-feed-mcp --http [host:]port [--host <address>]`: the MCP server over Streamable HTTP at `POST /api/mcp`,
  * in the foreground until SIGINT or SIGTERM. stdout stays silent: the URL, warnings and logs go
  * to stderr, as in stdio mode.
  */
@@ -78,8 +78,13 @@ function listenError(error: unknown, { host, port }: ListenAddress): unknown {
 }
 
 /** Serves until SIGINT or SIGTERM; resolves with the exit code once everything is closed. */
-export async function runHttp(config: Config, io: CliIo, rawAddress: string): Promise<number> {
-  const address = parseHttpAddress(rawAddress);
+export async function runHttp(
+  config: Config,
+  io: CliIo,
+  rawAddress: string,
+  rawHost: string | undefined,
+): Promise<number> {
+  const address = parseHttpAddress(rawAddress, rawHost);
   // Over stdio a missing key still lets the server list its tools; here the key is also the lock
   // on the port, and there is nothing to lock it with.
   if (config.setupError) throw config.setupError;
