@@ -118,17 +118,4 @@ describe('resources over a real MCP client (in memory, against the sandbox)', ()
     expect(failed.message).toContain('No API key: set MODEL_FEED_API_KEY.');
     await close();
   });
-
-  it('the three listings stay within 2,000 bytes together, as serialised', async () => {
-    const { client, sent, close } = await connect(sandboxApi(sandbox));
-    await client.listPrompts();
-    await client.listResources();
-    await client.listResourceTemplates();
-    const results = sent.filter((m) => 'result' in m).slice(-3);
-    const bytes = results.map((m) => Buffer.byteLength(JSON.stringify((m as { result: unknown }).result)));
-    const wire = results.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
-    expect(bytes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2000);
-    expect(wire).toBeLessThanOrEqual(2000);
-    await close();
-  });
 });
