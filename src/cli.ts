@@ -76,16 +76,26 @@ function addConfigOptions(command: Command): Command {
     .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
 }
 
+/** The root program's own flags beside the settings: where `--http` listens. */
+type ServeFlags = ConfigFlags & { http?: string; host?: string };
+
 async function serve(
-  flags: ConfigFlags & { http?: string },
+  flags: ServeFlags,
   io: CliIo,
   argv: readonly string[],
   exit: (code: number) => void,
 ): Promise<void> {
+  if (flags.host !== undefined && flags.http === undefined) {
+    throw new ConfigError(
+      `--host applies only with --http: the stdio server opens no port. Use --http <port> --host ${flags.host}.`,
+      'host',
+      '--host',
+    );
+  }
   const config = resolveConfig(flags, io.env, argv);
   if (flags.http !== undefined) {
     const { runHttp } = await import('./commands/http.js');
-    exit(await runHttp(config, io, flags.http));
+    exit(await runHttp(config, io, flags.http, flags.host));
     return;
   }
   await serveStdio(config, io);
@@ -262,9 +272,13 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .hook('preAction', (root, action) => refuseKeyFlag(root, action))
     .option(
       '--http <[host:]port>',
-      'serve MCP over HTTP at POST /api/mcp instead of stdio (bearer key as for the hosted endpoint; binds 127.0.0.1 unless a host is given)',
+      'serve MCP over HTTP at POST /api/mcp instead of stdio (bearer key as for the hosted endpoint; binds 127.0.0.1 unless a host is given here or in --host)',
     )
-    .action((flags: ConfigFlags & { http?: string }) => serve(flags, io, argv, exit));
+    .option(
+      '--host <address>',
+      'with --http: the interface to bind (default 127.0.0.1); any other than loopback lets anyone who reaches the port and holds the key spend its quota',
+    )
+    .action((flags: ServeFlags) => serve(flags, io, argv, exit));
   addCallCommand(program, io, argv, exit);
   addWatchCommand(program, io, argv, exit);
   program
@@ -325,16 +339,21 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       'publish a new sample change every <seconds> s (up to 86400), so the feed grows',
     )
     .action(async (flags: { port?: string; host?: string; live?: string }, command: Command) => {
-      // Commander reads the runner's options after any subcommand; the sandbox takes none of them.
-      const stray = program.options.find((o) => program.getOptionValueSource(o.attributeName()) === 'cli');
+      // Commander reads the runner's options after any subcommand; the sandbox takes none of them
+      // but --host, which the runner reads first when it comes before the sandbox's other flags.
+      const stray = program.options.find(
+        (o) => o.attributeName() !== 'host' && program.getOptionValueSource(o.attributeName()) === 'cli',
+      );
       if (stray) {
         command.error(
           `error: unknown option '${stray.long}' for sandbox: it takes --port, --host and --live (${stray.long} is a setting of the runner that calls a service, not of the sandbox)`,
           { exitCode: EXIT.usage, code: 'commander.unknownOption' },
         );
       }
+      const runnerHost = program.getOptionValue('host') as string | undefined;
+      const host = command.getOptionValueSource('host') === 'cli' ? flags.host : (runnerHost ?? flags.host);
       const { runSandbox } = await import('./commands/sandbox.js');
-      exit(await runSandbox(flags, io));
+      exit(await runSandbox({ ...flags, host }, io));
     });
   return program;
 }

@@ -6,6 +6,7 @@
 import type { FeedApi } from './api/client.js';
 import type { Audience } from './audience.js';
 import type { Logger } from './log.js';
+import type { ChangesSubscriptions } from './resources/changes-subscriptions.js';
 
 export interface ServerDeps {
   api: FeedApi;
@@ -27,4 +28,10 @@ export interface ServerDeps {
   audience?: Audience;
   /** `--watch-interval`: seconds between polls while `model-feed://changes` is subscribed; else from the tier. */
   watchIntervalS?: number | undefined;
+  /**
+   * Subscribers to `model-feed://changes` shared by every server built from these deps, so that
+   * they share one poller (`--http`: one server per session), which carries its own interval.
+   * @default a set, and a poller, per server (stdio: the one client)
+   */
+  changeSubscriptions?: ChangesSubscriptions;
 }

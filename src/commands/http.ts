@@ -1,5 +1,5 @@
 /**
- * `model-feed-mcp --http [host:]port`: the MCP server over Streamable HTTP at `POST /api/mcp`,
+ * `model-feed-mcp --http [host:]port [--host <address>]`: the MCP server over Streamable HTTP at `POST /api/mcp`,
  * in the foreground until SIGINT or SIGTERM. stdout stays silent: the URL, warnings and logs go
  * to stderr, as in stdio mode.
  */
@@ -14,6 +14,7 @@ import type { CliIo } from '../io.js';
 import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
 import { lastResort } from '../stdio.js';
@@ -77,8 +78,13 @@ function listenError(error: unknown, { host, port }: ListenAddress): unknown {
 }
 
 /** Serves until SIGINT or SIGTERM; resolves with the exit code once everything is closed. */
-export async function runHttp(config: Config, io: CliIo, rawAddress: string): Promise<number> {
-  const address = parseHttpAddress(rawAddress);
+export async function runHttp(
+  config: Config,
+  io: CliIo,
+  rawAddress: string,
+  rawHost: string | undefined,
+): Promise<number> {
+  const address = parseHttpAddress(rawAddress, rawHost);
   // Over stdio a missing key still lets the server list its tools; here the key is also the lock
   // on the port, and there is nothing to lock it with.
   if (config.setupError) throw config.setupError;
@@ -93,7 +99,20 @@ export async function runHttp(config: Config, io: CliIo, rawAddress: string): Pr
   process.stderr.on('error', () => {});
 
   const runtime = await createRuntime(config, log);
-  const deps = { api: runtime.api, log, version: VERSION, sampleData: runtime.sampleData, secrets };
+  const deps = {
+    api: runtime.api,
+    log,
+    version: VERSION,
+    sampleData: runtime.sampleData,
+    secrets,
+    // One poller for the subscriptions of every session, not one per session: N subscribed
+    // clients cost one poll per interval, the interval the user chose or the tier's.
+    changeSubscriptions: new ChangesSubscriptions({
+      api: runtime.api,
+      log,
+      intervalS: config.watchIntervalS,
+    }),
+  };
   const endpoint = await startHttpEndpoint({
     ...address,
     key,

@@ -1,8 +1,8 @@
-/** `--http [host:]port`: where the local HTTP endpoint listens, and the URL it prints. */
+/** `--http [host:]port` and `--host`: where the local HTTP endpoint listens, and the URL it prints. */
 
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
-import { bareHost } from '../net/loopback.js';
+import { addressBits, bareHost } from '../net/loopback.js';
 
 export interface ListenAddress {
   /** Interface to bind, IPv6 without brackets. @default '127.0.0.1' */
@@ -18,8 +18,31 @@ export const MCP_PATH = '/api/mcp';
 
 const ADDRESS = /^(?:(\[[^\]]*\]|[^:[\]]*):)?(\d{1,5})$/;
 
-/** `8080`, `127.0.0.1:8080`, `localhost:0`, `[::1]:8080`, `0.0.0.0:8080`. */
-export function parseHttpAddress(raw: string): ListenAddress {
+/** `--host`: an address or name alone; its port goes in `--http`, so a colon is only IPv6's. */
+function parseHostFlag(raw: string): string {
+  const host = bareHost(raw.trim());
+  if (host === '' || /[\s/[\]@]/.test(host) || (host.includes(':') && isIP(host) !== 6)) {
+    throw new ConfigError(
+      `--host must be an address or host name to bind, without a port (that goes in --http), e.g. --host 0.0.0.0 or --host ::1; got "${raw}".`,
+      'host',
+      '--host',
+    );
+  }
+  return host;
+}
+
+/** The same host in two spellings: `LOCALHOST` and `localhost`, `0:0::1` and `::1`. */
+function sameHost(a: string, b: string): boolean {
+  const bits = addressBits(a);
+  return a.toLowerCase() === b.toLowerCase() || (bits !== undefined && bits === addressBits(b));
+}
+
+/**
+ * `--http`: `8080`, `127.0.0.1:8080`, `localhost:0`, `[::1]:8080`, `0.0.0.0:8080`. The host may
+ * instead come from `--host` (`--http 8080 --host 0.0.0.0`). Named in both, it must be the same:
+ * picking one of two would bind where the user may not have meant.
+ */
+export function parseHttpAddress(raw: string, hostFlag?: string): ListenAddress {
   const text = raw.trim();
   const match = ADDRESS.exec(text);
   const port = Number(match?.[2]);
@@ -30,8 +53,16 @@ export function parseHttpAddress(raw: string): ListenAddress {
       '--http',
     );
   }
-  const host = bareHost(match[1] ?? '') || DEFAULT_HTTP_HOST;
-  return { host, port };
+  const inHttp = bareHost(match[1] ?? '');
+  const inHost = hostFlag === undefined ? '' : parseHostFlag(hostFlag);
+  if (inHttp && inHost && !sameHost(inHttp, inHost)) {
+    throw new ConfigError(
+      `--http ${text} and --host ${hostFlag?.trim()} name different hosts; name the host once, in either.`,
+      'host',
+      '--host',
+    );
+  }
+  return { host: inHttp || inHost || DEFAULT_HTTP_HOST, port };
 }
 
 // Node reports an IPv4 address bound through an IPv6 socket this way.

@@ -336,7 +336,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       clearInterval(sweep);
       const open = [...sessions.values()];
       sessions.clear();
-      // Closing a session's server ends its GET stream and stops its subscription poller.
+      // Closing a session's server ends its GET stream and its subscription; the shared poller
+      // stops with the last one.
       await Promise.allSettled(open.map((session) => session.server.close()));
       await new Promise<void>((resolve) => {
         http.close(() => resolve());

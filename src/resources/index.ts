@@ -1,7 +1,7 @@
 /**
  * Resources beside the tools: `model-feed://changes` (subscribable) and the template
  * `model-feed://models/{id}`. One module per resource; this file lists them, dispatches reads and
- * keeps the session's subscriptions. Reads go through the same API client, cache and coalescing
+ * keeps the sessions' subscriptions. Reads go through the same API client, cache and coalescing
  * as the tools, and spend the same upstream calls as the matching tool.
  */
 
@@ -20,7 +20,7 @@ import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-err
 import type { ServerDeps } from '../server-deps.js';
 import { inline } from '../text/change-line.js';
 import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';
-import { ChangesPoller } from './changes-poller.js';
+import { ChangesSubscriptions } from './changes-subscriptions.js';
 import { MODEL_URI_TEMPLATE, modelIdFromUri, modelTemplate, modelUri, readModel } from './model.js';
 
 export { CHANGES_URI } from './changes.js';
@@ -62,20 +62,19 @@ export async function readResource(
 }
 
 /**
- * Subscriptions of one session. Only `model-feed://changes` can be followed; while it is
- * subscribed one poller runs, and it stops with the unsubscribe or the end of the session.
+ * Subscriptions of one session. Only `model-feed://changes` can be followed. The session joins the
+ * subscribers the deps share (`--http`: every session's), else a set of its own; it leaves with
+ * its unsubscribe or its end, and the poller stops with the last subscriber to leave.
  */
 function registerSubscriptions(server: Server, deps: ServerDeps): void {
-  const poller = new ChangesPoller({
-    api: deps.api,
-    log: deps.log,
-    intervalS: deps.watchIntervalS,
-    onChange: () => {
-      server.sendResourceUpdated({ uri: CHANGES_URI }).catch((error: unknown) => {
-        deps.log.debug('resource update not sent', { error: String(error) });
-      });
-    },
-  });
+  const subscriptions =
+    deps.changeSubscriptions ??
+    new ChangesSubscriptions({ api: deps.api, log: deps.log, intervalS: deps.watchIntervalS });
+  const notify = () => {
+    server.sendResourceUpdated({ uri: CHANGES_URI }).catch((error: unknown) => {
+      deps.log.debug('resource update not sent', { error: String(error) });
+    });
+  };
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { uri } = request.params;
     if (uri !== CHANGES_URI) {
@@ -86,30 +85,30 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
       );
     }
     // The first poll sets the cursor: every change after this answer is announced.
-    const wasRunning = poller.running;
+    const wasSubscribed = subscriptions.has(notify);
     const cancelled = new Promise<undefined>((resolve) => {
       extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
     });
-    const fatal = await Promise.race([poller.start(), cancelled]);
+    const fatal = await Promise.race([subscriptions.subscribe(notify), cancelled]);
     if (extra.signal.aborted) {
       // A subscribe cancelled before its answer leaves no subscription behind (the SDK sends nothing).
-      if (!wasRunning) poller.stop();
+      if (!wasSubscribed) subscriptions.unsubscribe(notify);
       throw new AbortedError();
     }
     if (fatal) {
-      poller.stop();
+      subscriptions.unsubscribe(notify);
       throw toRequestError(fatal, 'resources/subscribe', extra.signal, deps);
     }
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
-    if (request.params.uri === CHANGES_URI) poller.stop();
+    if (request.params.uri === CHANGES_URI) subscriptions.unsubscribe(notify);
     return {};
   });
-  // Whoever else set onclose keeps it; a session that ends stops its poller.
+  // Whoever else set onclose keeps it; a session that ends is no longer subscribed.
   const previous = server.onclose;
   server.onclose = () => {
-    poller.stop();
+    subscriptions.unsubscribe(notify);
     previous?.();
   };
 }

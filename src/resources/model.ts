@@ -10,7 +10,6 @@ import type { FeedApi } from '../api/client.js';
 import { RESOURCE_NOT_FOUND, requestError } from '../request-errors.js';
 import { inline } from '../text/change-line.js';
 import { getModel } from '../tools/get-model.js';
-import { closestIds } from '../tools/model-lookup.js';
 
 export const MODEL_URI_TEMPLATE = 'model-feed://models/{id}';
 const MODEL_URI_PREFIX = 'model-feed://models/';
@@ -54,8 +53,8 @@ export function closeIdsHint(suggestions: readonly string[]): string {
 
 /**
  * One model, as `get_model` finds it (catalog read, then its price history, both through the same
- * cache). An id in no catalog is a resource-not-found error naming close ids; with the catalog
- * cached (the default) finding them costs no request.
+ * cache). An id in no catalog is a resource-not-found error naming the close ids get_model found
+ * in the catalog it read: reading it again would cost a second request with the cache off.
  */
 export async function readModel(
   api: FeedApi,
@@ -71,11 +70,12 @@ export async function readModel(
     );
   }
   const outcome = await getModel.run({ id }, { api, signal });
-  if (outcome.structured.catalogStatus === 'listed') return outcome.structured;
-  const catalog = await api.listModels({}, signal);
+  const { catalogStatus, suggestions } = outcome.structured;
+  if (catalogStatus === 'listed') return outcome.structured;
   throw requestError(
     RESOURCE_NOT_FOUND,
-    `Resource not found: "${inline(id)}" is not in the catalog. ${closeIdsHint(closestIds(catalog.items, id))}`,
+    // not_listed always carries them (GetModelOutput.suggestions), closest first.
+    `Resource not found: "${inline(id)}" is not in the catalog. ${closeIdsHint(Array.isArray(suggestions) ? suggestions : [])}`,
     { uri },
   );
 }

@@ -70,8 +70,10 @@ export function resultText(result: CallToolResult): string {
 
 export interface RawProcess {
   child: ChildProcessWithoutNullStreams;
-  /** Raw stdout, byte for byte. */
+  /** Raw stdout as text. */
   stdout(): string;
+  /** Raw stdout, byte for byte: what a size on the wire is measured on. */
+  stdoutBytes(): Buffer;
   stderr(): string;
   send(line: string): void;
   /** Resolves with the parsed JSON-RPC answer to `id` (bounded wait). */
@@ -87,7 +89,9 @@ export function spawnRaw(env: Record<string, string>, args: string[] = [], bin =
   const child = spawn(NODE, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
+  const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => {
+    chunks.push(c);
     out += c.toString();
   });
   child.stderr.on('data', (c: Buffer) => {
@@ -104,6 +108,7 @@ export function spawnRaw(env: Record<string, string>, args: string[] = [], bin =
   return {
     child,
     stdout: () => out,
+    stdoutBytes: () => Buffer.concat(chunks),
     stderr: () => err,
     send: (line) => child.stdin.write(`${line}\n`),
     exited,

@@ -140,6 +140,37 @@ describe('model-feed-mcp --http', () => {
     }
   });
 
+  it('--host names the interface, with the same warning; a host in --http too must be the same one', async () => {
+    const wide = await startHttpCli(env, ['--host', '0.0.0.0'], '0');
+    try {
+      expect(wide.raw.stderr()).toContain(
+        'warning: --http binds 0.0.0.0, not loopback: anyone who can reach port',
+      );
+      const client = await connect(wide.url, sandbox.key);
+      expect((await client.listTools()).tools).toHaveLength(3);
+      await client.close();
+    } finally {
+      await wide.stop();
+    }
+    const loopback = await startHttpCli(env, ['--host', 'localhost'], 'localhost:0');
+    try {
+      expect(loopback.raw.stderr()).not.toContain('warning');
+    } finally {
+      await loopback.stop();
+    }
+    const clash = await run(['--http', '127.0.0.1:0', '--host', '0.0.0.0'], env);
+    expect(clash.code).toBe(2);
+    expect(clash.stdout).toBe('');
+    expect(clash.stderr).toBe(
+      'model-feed-mcp: --http 127.0.0.1:0 and --host 0.0.0.0 name different hosts; name the host once, in either.\n',
+    );
+    const alone = await run(['--host', '0.0.0.0'], env);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/^model-feed-mcp: --host applies only with --http/);
+    const help = await run(['--help'], env);
+    expect(help.stdout).toMatch(/--host <address>\s+with --http: the interface to bind/);
+  });
+
   it('--sandbox: a generated key, printed once on stderr, or MODEL_FEED_API_KEY, never printed', async () => {
     const generated = await startHttpCli(scrubbedEnv(), ['--sandbox']);
     try {

@@ -1,9 +1,9 @@
 /**
  * One server, three ways in: stdio, `--http` and the sandbox's `/api/mcp` must list the same tools,
- * resources, resource templates and prompts. Each list is compared as the endpoint answered it,
- * result or error: a list method one of them lacks must be lacking, with the same error, in all.
- * Everything runs from the build: the `sandbox` command is both the upstream service and the
- * third endpoint.
+ * resources, resource templates and prompts. Each list must be an answer (not an error), hold the
+ * expected entries, and be identical, field for field, from all three: equal errors or equal empty
+ * lists would prove nothing. Everything runs from the build: the `sandbox` command is both the
+ * upstream service and the third endpoint.
  */
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,31 +13,43 @@ import {
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliSession, connectCli, type RawProcess, scrubbedEnv, spawnRaw } from './harness.js';
 import { type HttpCli, startHttpCli } from './http-support.js';
 
+type Result = Record<string, unknown>;
+
+/** Each list method, the schema its answer is read with, what names its entries, and the names expected. */
 const LISTS = [
-  ['tools/list', ListToolsResultSchema],
-  ['resources/list', ListResourcesResultSchema],
-  ['resources/templates/list', ListResourceTemplatesResultSchema],
-  ['prompts/list', ListPromptsResultSchema],
+  {
+    method: 'tools/list',
+    schema: ListToolsResultSchema,
+    keys: (result: Result) => (result.tools as { name: string }[]).map((tool) => tool.name),
+    names: ['list_model_changes', 'get_model', 'search_models'],
+  },
+  {
+    method: 'resources/list',
+    schema: ListResourcesResultSchema,
+    keys: (result: Result) => (result.resources as { uri: string }[]).map((resource) => resource.uri),
+    names: ['model-feed://changes'],
+  },
+  {
+    method: 'resources/templates/list',
+    schema: ListResourceTemplatesResultSchema,
+    keys: (result: Result) =>
+      (result.resourceTemplates as { uriTemplate: string }[]).map((template) => template.uriTemplate),
+    names: ['model-feed://models/{id}'],
+  },
+  {
+    method: 'prompts/list',
+    schema: ListPromptsResultSchema,
+    keys: (result: Result) => (result.prompts as { name: string }[]).map((prompt) => prompt.name),
+    names: ['whats_new', 'compare_models', 'plan_migration'],
+  },
 ] as const;
 
-type Outcome = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
-
-/** A list request's answer as data: the result, or the error's code, message and data. */
-async function outcome(client: Client, index: number): Promise<Outcome> {
-  const [method, schema] = LISTS[index] as (typeof LISTS)[number];
-  try {
-    return { result: await client.request({ method }, schema) };
-  } catch (error) {
-    if (!(error instanceof McpError)) throw error;
-    return { error: { code: error.code, message: error.message, data: error.data } };
-  }
-}
+const ENDPOINTS = ['stdio', '--http', 'sandbox /api/mcp'] as const;
 
 let sandbox: RawProcess;
 let stdio: CliSession;
@@ -82,19 +94,13 @@ afterAll(async () => {
 });
 
 describe('stdio, --http and the sandbox /api/mcp', () => {
-  it.each(LISTS.map(([method], index) => [method, index] as const))(
-    '%s: the same answer from all three',
-    async (_method, index) => {
-      const [viaStdio, viaHttp, viaSandbox] = await Promise.all(
-        ['stdio', '--http', 'sandbox /api/mcp'].map((name) => outcome(clients[name] as Client, index)),
-      );
-      expect(viaHttp).toEqual(viaStdio);
-      expect(viaSandbox).toEqual(viaStdio);
-    },
-  );
-
-  it('lists the three tools, so the comparison is not of three empty answers', async () => {
-    const tools = await outcome(clients.stdio as Client, 0);
-    expect(tools).toMatchObject({ result: { tools: [{}, {}, {}] } });
+  it.each(LISTS)('$method: the expected entries, identical from all three', async (list) => {
+    // A list method one endpoint lacks rejects here, and fails the test.
+    const answers = await Promise.all(
+      ENDPOINTS.map((name) => (clients[name] as Client).request({ method: list.method }, list.schema)),
+    );
+    for (const answer of answers) expect(list.keys(answer)).toEqual(list.names);
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BIN,
   connectCli,
+  eventually,
   INITIALIZE,
   INITIALIZED,
   NODE,
@@ -120,6 +121,26 @@ describe('model-feed-mcp sandbox', () => {
       own.raw.child.kill('SIGINT');
       const { code } = await own.raw.exited;
       expect(code).toBe(0);
+    }
+  });
+
+  it('--host binds where it says, before or after --port (the runner has a --host of its own)', async () => {
+    for (const args of [
+      ['--host', '127.0.0.2', '--port', '0'],
+      ['--port', '0', '--host', '127.0.0.2'],
+    ]) {
+      const raw = spawnRaw(scrubbedEnv(), ['sandbox', ...args]);
+      try {
+        await eventually(
+          () => /Press Ctrl\+C/.test(raw.stdout()) || raw.child.exitCode !== null,
+          'the sandbox',
+        );
+        expect(raw.stderr()).not.toContain('error');
+        expect(raw.stdout()).toMatch(/base URL\s+http:\/\/127\.0\.0\.2:\d+/);
+      } finally {
+        raw.child.kill('SIGINT');
+        await raw.exited;
+      }
     }
   });
 

@@ -2,6 +2,8 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { unavailableApi } from '../../src/api/client.js';
 import { ConfigError } from '../../src/errors.js';
+import { silentLogger } from '../../src/log.js';
+import { ChangesSubscriptions } from '../../src/resources/changes-subscriptions.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { connect, rejection, sandboxApi } from './support.js';
 
@@ -60,6 +62,38 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
     const after = feedRequests();
     await pause(2500);
     expect(feedRequests()).toBe(after);
+  });
+
+  it('sessions sharing their subscriptions (as --http does) share one poller; it stops with the last', async () => {
+    const api = sandboxApi(sandbox);
+    const changeSubscriptions = new ChangesSubscriptions({ api, log: silentLogger, intervalS: 1 });
+    const sessions = [
+      await connect(api, { changeSubscriptions }),
+      await connect(api, { changeSubscriptions }),
+    ];
+    const updates = [0, 0];
+    sessions.forEach(({ client }, i) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+        updates[i]! += 1;
+      });
+    });
+    for (const { client } of sessions) await client.subscribeResource({ uri: 'model-feed://changes' });
+    expect(feedRequests()).toBe(1);
+    sandbox.publish('price_change');
+    await until(() => updates.every((n) => n > 0), 2500);
+    expect(feedRequests()).toBeLessThanOrEqual(3);
+    expect(updates).toEqual([1, 1]);
+
+    // The first session ends: the second keeps the poller; its unsubscribe stops it.
+    await sessions[0]!.close();
+    sandbox.publish('new_model');
+    await until(() => updates[1] === 2, 2500);
+    await sessions[1]!.client.unsubscribeResource({ uri: 'model-feed://changes' });
+    const after = feedRequests();
+    await pause(2500);
+    expect(feedRequests()).toBe(after);
+    expect(updates).toEqual([1, 2]);
+    await sessions[1]!.close();
   });
 
   it('only model-feed://changes can be subscribed; without a usable setup, subscribe says why', async () => {

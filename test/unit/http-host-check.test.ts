@@ -24,6 +24,32 @@ describe('parseHttpAddress', () => {
   );
 });
 
+describe('parseHttpAddress with --host', () => {
+  it.each([
+    ['8080', '0.0.0.0', { host: '0.0.0.0', port: 8080 }],
+    ['0', ' ::1 ', { host: '::1', port: 0 }],
+    ['0', '[::1]', { host: '::1', port: 0 }],
+    ['localhost:0', 'LOCALHOST', { host: 'localhost', port: 0 }],
+    ['[::1]:0', '0:0::1', { host: '::1', port: 0 }],
+    ['127.0.0.1:0', '127.0.0.1', { host: '127.0.0.1', port: 0 }],
+  ])('--http %s --host %s → %o', (raw, host, expected) => {
+    expect(parseHttpAddress(raw, host)).toEqual(expected);
+  });
+
+  it('refuses two different hosts, naming both', () => {
+    expect(() => parseHttpAddress('127.0.0.1:8080', '0.0.0.0')).toThrow(
+      '--http 127.0.0.1:8080 and --host 0.0.0.0 name different hosts; name the host once, in either.',
+    );
+  });
+
+  it.each(['', ' ', '127.0.0.1:8080', 'localhost:80', 'http://localhost', 'a b'])(
+    'refuses --host %j: an address without a port',
+    (host) => {
+      expect(() => parseHttpAddress('8080', host)).toThrow(/^--host must be an address or host name/);
+    },
+  );
+});
+
 describe('endpointUrl', () => {
   const at = (address: string, port = 8080): AddressInfo => ({ address, port, family: '' });
   it('prints the bound address, a wildcard as loopback, with the endpoint path', () => {
