@@ -9,10 +9,18 @@ import type { Config } from './config.js';
 import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
+import { withQuietMoments } from './quiet-moments.js';
 import { createRuntime } from './runtime.js';
 import { createServer, prepareTools } from './server.js';
 import { runStdio } from './stdio.js';
 import { VERSION } from './version.js';
+
+const INITIALIZED: ReadonlySet<string> = new Set(['notifications/initialized']);
+/**
+ * Quiet after initialized before the warm-up starts: the requests a client sends right after it
+ * (tools/list, prompts/list, …) come within milliseconds, and a person takes seconds to ask.
+ */
+const WARM_UP_QUIET_MS = 50;
 
 /** Serves MCP over stdin/stdout until stdin ends or a signal comes. */
 export async function serveStdio(config: Config, io: CliIo): Promise<void> {
@@ -31,12 +39,17 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
     secrets: config.secrets,
     watchIntervalS: config.watchIntervalS,
   });
-  // Once the client has initialized, and only when idle: the first call then finds the connection
-  // open. setImmediate lets the answers already queued go out first.
-  server.oninitialized = () =>
-    setImmediate(() => {
+  // Once the client has initialized and gone quiet: the first call then finds the connection open
+  // and its schemas built. Not at once: the lists a client asks for right after initialized would
+  // wait for the warm-up's synchronous part (20-27 ms on a first start, measured).
+  const warming = withQuietMoments(
+    server,
+    () => {
       prepareTools();
       void runtime.warmUp();
-    });
-  await runStdio(withCodeCache(server, io.codeCache, log), { log, onShutdown: () => runtime.close() });
+      return false;
+    },
+    { after: INITIALIZED, quietMs: WARM_UP_QUIET_MS },
+  );
+  await runStdio(withCodeCache(warming, io.codeCache, log), { log, onShutdown: () => runtime.close() });
 }

@@ -8,8 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedApi } from '../../src/api/client.js';
-import { type CodeCache, QUIET_MS, withCodeCache, withQuietMoments } from '../../src/code-cache-hook.js';
+import { type CodeCache, withCodeCache } from '../../src/code-cache-hook.js';
 import { createLogger, silentLogger } from '../../src/log.js';
+import { QUIET_MS, withQuietMoments } from '../../src/quiet-moments.js';
 import { createServer } from '../../src/server.js';
 import { model, modelsPage } from '../fixtures.js';
 
@@ -38,10 +39,14 @@ function gatedApi() {
   };
 }
 
-async function connect(onQuiet: () => boolean, api: FeedApi = gatedApi().api) {
+async function connect(
+  onQuiet: () => boolean,
+  api: FeedApi = gatedApi().api,
+  after: ReadonlySet<string> = new Set(['tools/list', 'tools/call']),
+) {
   const server = createServer({ api, log: silentLogger, version: '0.0.0' });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await withQuietMoments(server, onQuiet).connect(serverSide);
+  await withQuietMoments(server, onQuiet, { after }).connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });
   await client.connect(clientSide);
   return client;
@@ -70,6 +75,23 @@ describe('withQuietMoments', () => {
     expect(onQuiet).toHaveBeenCalledTimes(1);
     // Nothing worthwhile answered since: no other quiet moment.
     await client.ping();
+    await vi.advanceTimersByTimeAsync(10 * QUIET_MS);
+    expect(onQuiet).toHaveBeenCalledTimes(1);
+  });
+
+  it('after a notification (the warm-up: initialized), not before the lists the client asks right after', async () => {
+    const onQuiet = vi.fn(() => false);
+    // connect() sends initialize and notifications/initialized, as a client does.
+    const client = await connect(onQuiet, gatedApi().api, new Set(['notifications/initialized']));
+    await vi.advanceTimersByTimeAsync(QUIET_MS / 2);
+    await client.listTools();
+    await client.listPrompts();
+    await vi.advanceTimersByTimeAsync(QUIET_MS - 1);
+    expect(onQuiet).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(onQuiet).toHaveBeenCalledTimes(1);
+    // It returned false: done for the session.
+    await client.listTools();
     await vi.advanceTimersByTimeAsync(10 * QUIET_MS);
     expect(onQuiet).toHaveBeenCalledTimes(1);
   });
