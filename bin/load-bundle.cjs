@@ -21,7 +21,6 @@ const fs = require('node:fs');
 const Module = require('node:module');
 const os = require('node:os');
 const path = require('node:path');
-const v8 = require('node:v8');
 const vm = require('node:vm');
 
 function cachePaths(file, key) {
@@ -72,13 +71,28 @@ function writeCache(candidates, data) {
 }
 
 /**
- * V8 lets the young generation grow to 2 x 16 MB when calls arrive faster than it collects, which
- * alone puts a long session's RSS past 100 MB. Once the bundle has loaded, it stops growing:
- * scavenges come more often and take less each (docs/benchmarks.md). Not before: loading
- * allocates a lot at once and would take 15 ms longer.
+ * V8 flags that bound memory, set once the bundle has loaded (and, through a setImmediate, after
+ * the code that started the command has run): loading allocates a lot at once, and with them set
+ * before, it collected more often and took longer (measured: 4-5 ms of a first start, with the
+ * 1.6-2.3 ms that node:v8 itself costs to load).
+ * - The heap may grow by half what was live at the last full collection before collecting again,
+ *   not 4x: after a few large catalog answers, 4x meant 310 MB peak RSS for 60 MB of live data
+ *   (measured: 100 distinct 9 MB answers).
+ * - The young generation stops growing: V8 lets it reach 2 x 16 MB when calls arrive faster than
+ *   it collects, which alone puts a long session's RSS past 100 MB. Scavenges then come more often
+ *   and take less each (docs/benchmarks.md).
+ * V8 also keys its code cache by its flags, and the next start compiles with the defaults: the
+ * defaults are restored while the cache is made.
  */
-const GROW_YOUNG_GENERATION = '--semi-space-growth-factor=2'; // V8's default, in Node 20 and 24
-const KEEP_YOUNG_GENERATION = '--semi-space-growth-factor=1';
+const MEMORY_FLAGS = ['--heap-growing-percent=50', '--semi-space-growth-factor=1'];
+const DEFAULT_FLAGS = ['--heap-growing-percent=0', '--semi-space-growth-factor=2']; // V8's, Node 20 and 24
+
+let v8;
+/** node:v8, loaded on first use: it costs 1.6-2.3 ms, which start-up does not pay. */
+function setFlags(flags) {
+  v8 ??= require('node:v8');
+  for (const flag of flags) v8.setFlagsFromString(flag);
+}
 
 /**
  * A refresh is written when the session's cache is this much larger than the one on disk: new code
@@ -112,16 +126,13 @@ function codeCacheControl(script, candidates, cachedData, refreshSpacingMs) {
   /** A quiet moment came too soon after the last check: the exit makes up for it. */
   let skipped = false;
 
-  /**
-   * V8 keys its code cache by the flags, and the next start compiles with the defaults: the
-   * young-generation flag set after loading is restored while the cache is made.
-   */
+  /** Made with V8's default flags, which the next start compiles with (see MEMORY_FLAGS). */
   const create = () => {
-    v8.setFlagsFromString(GROW_YOUNG_GENERATION);
+    setFlags(DEFAULT_FLAGS);
     try {
       return script.createCachedData();
     } finally {
-      v8.setFlagsFromString(KEEP_YOUNG_GENERATION);
+      setFlags(MEMORY_FLAGS);
     }
   };
   const write = (reason, data) => {
@@ -198,7 +209,7 @@ function loadWithCodeCache(file, refreshSpacingMs) {
     .call(bundle.exports, bundle.exports, Module.createRequire(file), bundle, file, path.dirname(file));
   bundle.loaded = true;
 
-  v8.setFlagsFromString(KEEP_YOUNG_GENERATION);
+  setImmediate(() => setFlags(MEMORY_FLAGS));
   return {
     exports: bundle.exports,
     codeCache: codeCacheControl(script, candidates, cachedData, refreshSpacingMs),

@@ -15,11 +15,6 @@ if (tooOld) {
   process.exit(1);
 }
 
-// V8 lets the heap grow to up to 4x what was live at the last full collection before collecting
-// again. After a few large catalog answers that meant 310 MB peak RSS for 60 MB of live data;
-// growing by at most half keeps it near 155 MB (measured: 100 distinct 9 MB answers). Only the
-// collector's schedule changes, not the compiler, and it can be set once the process is running.
-require('node:v8').setFlagsFromString('--heap-growing-percent=50');
 // A reader that closes the pipe early (`model-feed-mcp --help | head -3`) makes writes fail with
 // EPIPE: not an error worth a stack trace. The stdio server and watch's stdout sink listen for it
 // themselves and act on it.

@@ -82,6 +82,38 @@ function growingBundle(): string {
 const caches = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cache'));
 
 describe('bin/load-bundle.cjs', () => {
+  it('sets the memory flags after loading, not before, and makes the cache with the defaults', () => {
+    const dir = bundleDir(
+      "require('node:v8').setFlagsFromString('--loaded-marker'); module.exports = { value: 'x' };",
+    );
+    // node:v8's setFlagsFromString records what it is asked, in order, before the loader runs.
+    const script = `
+      const v8 = require('node:v8');
+      const flags = [];
+      v8.setFlagsFromString = (flag) => void flags.push(flag);
+      const { codeCache } = require(${JSON.stringify(LOADER)})(${JSON.stringify(join(dir, 'index.cjs'))});
+      const atLoad = flags.splice(0);
+      setImmediate(() => {
+        const afterLoad = flags.splice(0);
+        codeCache.quietMoment();
+        process.stdout.write(JSON.stringify({ atLoad, afterLoad, atCache: flags }));
+      });`;
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], {
+        env: { PATH: process.env.PATH ?? '' },
+        encoding: 'utf8',
+      }),
+    ) as Record<string, string[]>;
+    expect(out.atLoad).toEqual(['--loaded-marker']);
+    expect(out.afterLoad).toEqual(['--heap-growing-percent=50', '--semi-space-growth-factor=1']);
+    expect(out.atCache).toEqual([
+      '--heap-growing-percent=0',
+      '--semi-space-growth-factor=2',
+      '--heap-growing-percent=50',
+      '--semi-space-growth-factor=1',
+    ]);
+  });
+
   it('writes a cache beside the bundle at exit, and uses it next time without rewriting it', () => {
     const dir = bundleDir('module.exports = { value: "first" };');
     expect(load(dir)).toBe('first');
