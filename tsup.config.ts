@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
-import { pureTopLevelConsts } from './scripts/pure-top-level-consts.js';
+import { lazyTopLevelConsts } from './scripts/lazy-top-level-consts.js';
 import { toolJsonSchemasDefine } from './scripts/tool-json-schemas.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
@@ -73,18 +73,18 @@ const lazyChunks: Plugin = {
 };
 
 /**
- * The MCP SDK's types.js builds every schema of the protocol at load, most of which this server
- * never uses. Marked pure (scripts/pure-top-level-consts.mjs), the unused ones are dropped from the
- * bundle and never built.
+ * The MCP SDK's types.js builds every protocol schema at load, most of which a session never uses:
+ * each is built on first use instead, and those nothing refers to are dropped from the bundle
+ * (scripts/lazy-top-level-consts.ts).
  */
-const treeShakeSdkSchemas: Plugin = {
-  name: 'tree-shake-sdk-schemas',
+const lazySdkSchemas: Plugin = {
+  name: 'lazy-sdk-schemas',
   setup(build) {
     build.onLoad(
       { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/ },
       ({ path }) => {
-        const { code, wrapped } = pureTopLevelConsts(readFileSync(path, 'utf8'), path);
-        if (wrapped < 100) throw new Error(`the SDK's types.js changed shape: only ${wrapped} schemas found`);
+        const { code, lazy } = lazyTopLevelConsts(readFileSync(path, 'utf8'), path);
+        if (lazy < 100) throw new Error(`the SDK's types.js changed shape: only ${lazy} schemas found`);
         return { contents: code, loader: 'js' };
       },
     );
@@ -119,7 +119,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [stubAjvProvider, lazyChunks, lazyChildProcessForCommander, treeShakeSdkSchemas],
+  esbuildPlugins: [stubAjvProvider, lazyChunks, lazyChildProcessForCommander, lazySdkSchemas],
   // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
   // cost more than the cache saves.
   async onSuccess() {
