@@ -10,14 +10,20 @@
  * Both are marked pure, so esbuild drops the declarations nothing in the bundle refers to.
  *
  * Only for modules whose top-level initialisers have no side effects but building values, and
- * whose `…Schema` consts are zod schemas that nothing compares by identity (the SDK reads them for
- * their method literals and parses with them).
+ * whose `…Schema` consts are zod schemas used for what they parse, not for who they are. A stand-in
+ * is not its schema for identity: `z.globalRegistry.get(standIn)` and a registry it was registered
+ * in miss it, `z.toJSONSchema` of an object holding a described stand-in drops the description,
+ * `Object.freeze` and `structuredClone` of it throw, and `util.inspect` shows `{}`. The SDK does
+ * none of these at run time (it reads method literals and parses; checked against its source and by
+ * running every request kind through both builds), and the tools' JSON Schemas are made at build
+ * time from the SDK as published.
  */
 import ts from 'typescript';
 
 /**
- * The stand-in: a Proxy over an empty object whose every trap acts on the built schema. Methods
- * run with the stand-in as `this` and reach the schema through it; getters run on the schema.
+ * The stand-in: a Proxy over an empty object whose every trap acts on the built schema. Properties
+ * are read from the schema with the schema as receiver, so getters, and the methods zod binds on
+ * first read, run with the schema as `this`.
  */
 const LAZY_SCHEMA_HELPER = `
 function __lazySchema(build) {

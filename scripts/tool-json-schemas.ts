@@ -3,6 +3,10 @@
  * testing (vitest), and put into the code as `__TOOL_JSON_SCHEMAS__`. Converting them at run time
  * cost a first start 5-8 ms of `tools/list` (zod's converter compiled and run cold, measured), and
  * the result never changes between builds.
+ *
+ * It runs inside the tsup and vitest config processes: src/tools/ and what it imports must not read
+ * a build-time global (__PACKAGE_VERSION__ and the like) when they load. A watch mode keeps the
+ * value its config computed at start; a unit test holds it equal to converting the tools now.
  */
 import { TOOLS } from '../src/tools/index.js';
 import { toJsonSchema } from '../src/tools/json-schema.js';

@@ -41,7 +41,8 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
   });
   // Once the client has initialized and gone quiet: the first call then finds the connection open
   // and its schemas built. Not at once: the lists a client asks for right after initialized would
-  // wait for the warm-up's synchronous part (20-27 ms on a first start, measured).
+  // wait for the warm-up's synchronous part (20-27 ms on a first start, measured). A tool call
+  // within those 50 ms opens the connection itself; the warm-up's OPTIONS then reuses it.
   const warming = withQuietMoments(
     server,
     () => {

@@ -9,6 +9,7 @@
  */
 
 import * as z from 'zod';
+import { once } from '../once.js';
 
 export const EVENT_TYPES = [
   'new_model',
@@ -122,13 +123,9 @@ function buildApiSchemas() {
 }
 
 type ApiSchemas = ReturnType<typeof buildApiSchemas>;
-let built: ApiSchemas | undefined;
 
 /** The REST API's response schemas, built once, on the first call. */
-export function apiSchemas(): ApiSchemas {
-  built ??= buildApiSchemas();
-  return built;
-}
+export const apiSchemas: () => ApiSchemas = once(buildApiSchemas);
 
 export type ChangeEvent = z.infer<ApiSchemas['ChangeEvent']>;
 export type ChangesPage = z.infer<ApiSchemas['ChangesPage']>;

@@ -42,7 +42,10 @@ export function listPrompts(): Prompt[] {
 
 const schemas = new Map<string, JsonSchema>();
 
-/** Input JSON Schemas, made on first use: start-up converts none. */
+/**
+ * Input JSON Schemas (for the argument names in messages), made on first use: unlike the tools',
+ * they are not made at build time, since only a `prompts/get` needs one and start-up converts none.
+ */
 function inputSchema(prompt: PromptDefinition): JsonSchema {
   let schema = schemas.get(prompt.name);
   if (!schema) {

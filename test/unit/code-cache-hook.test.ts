@@ -96,6 +96,36 @@ describe('withQuietMoments', () => {
     expect(onQuiet).toHaveBeenCalledTimes(1);
   });
 
+  it('two on one server (warm-up, then code cache, as serve-stdio.ts has them): each once, each on its own terms', async () => {
+    const events: string[] = [];
+    // Each does its work once: false says there is nothing more to do.
+    const record = (name: string) => () => {
+      events.push(name);
+      return false;
+    };
+    const server = createServer({ api: gatedApi().api, log: silentLogger, version: '0.0.0' });
+    const warming = withQuietMoments(server, record('warm-up'), {
+      after: new Set(['notifications/initialized']),
+      quietMs: QUIET_MS / 2,
+    });
+    const caching = withQuietMoments(warming, record('cache'), {
+      after: new Set(['tools/list', 'tools/call']),
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await caching.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(clientSide);
+    await client.listTools();
+    await vi.advanceTimersByTimeAsync(QUIET_MS / 2);
+    expect(events).toEqual(['warm-up']);
+    await vi.advanceTimersByTimeAsync(QUIET_MS / 2);
+    expect(events).toEqual(['warm-up', 'cache']);
+    await client.listTools();
+    await client.callTool({ name: 'search_models', arguments: {} });
+    await vi.advanceTimersByTimeAsync(10 * QUIET_MS);
+    expect(events).toEqual(['warm-up', 'cache']);
+  });
+
   it('waits while a call is in flight and while requests keep arriving', async () => {
     const onQuiet = vi.fn(() => true);
     const gated = gatedApi();

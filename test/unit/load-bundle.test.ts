@@ -82,6 +82,16 @@ function growingBundle(): string {
 const caches = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cache'));
 
 describe('bin/load-bundle.cjs', () => {
+  it("restores this Node's own V8 defaults while it makes the cache", () => {
+    // A cache made with other flags than a start compiles with is refused at every start.
+    const options = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
+    expect(options).toContain('default: --heap-growing-percent=0');
+    expect(options).toContain('default: --semi-space-growth-factor=2');
+    expect(readFileSync(LOADER, 'utf8')).toContain(
+      "const DEFAULT_FLAGS = ['--heap-growing-percent=0', '--semi-space-growth-factor=2'];",
+    );
+  });
+
   it('sets the memory flags after a first start has loaded, before a warm one runs, and makes the cache with the defaults', () => {
     const dir = bundleDir(
       "require('node:v8').setFlagsFromString('--loaded-marker'); module.exports = { value: 'x' };",
