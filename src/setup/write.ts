@@ -2,7 +2,8 @@
  * Writing a client's config: a backup of the old file beside it, then the new text atomically,
  * user-only. The config now holds the key (the clients read it from there), so the old file's mode
  * is kept only for its owner's bits: a 0644 file becomes 0600, and so does its backup. A symlinked config (a dotfiles repo) is written through
- * the link, so the link stays a link.
+ * the link, so the link stays a link. A byte-order mark (Windows editors write one) is set aside
+ * while the config is edited and written back in front of it.
  */
 
 import { constants } from 'node:fs';
@@ -12,10 +13,14 @@ import { FILE_MODE, writeFileAtomic } from '../store/atomic-file.js';
 export interface ConfigFile {
   /** The path to write: the link's target when the config is a symlink. */
   path: string;
-  /** undefined when the file does not exist yet. */
+  /** undefined when the file does not exist yet. Without its byte-order mark, if it had one. */
   text: string | undefined;
   mode: number | undefined;
+  /** The file began with a UTF-8 byte-order mark, which the JSONC and TOML parsers refuse. */
+  bom?: boolean;
 }
+
+const BOM = '\uFEFF';
 
 export async function readConfig(path: string): Promise<ConfigFile> {
   let target = path;
@@ -24,8 +29,9 @@ export async function readConfig(path: string): Promise<ConfigFile> {
   } catch {
     return { path, text: undefined, mode: undefined };
   }
-  const [text, info] = await Promise.all([nodeFs().readFile(target, 'utf8'), nodeFs().stat(target)]);
-  return { path: target, text, mode: info.mode & 0o777 };
+  const [raw, info] = await Promise.all([nodeFs().readFile(target, 'utf8'), nodeFs().stat(target)]);
+  const bom = raw.startsWith(BOM);
+  return { path: target, text: bom ? raw.slice(BOM.length) : raw, mode: info.mode & 0o777, bom };
 }
 
 /** `<file>.<YYYYMMDD-HHMMSS>.bak`, never over an older backup. */
@@ -49,7 +55,7 @@ export async function writeConfig(file: ConfigFile, text: string, now: Date): Pr
       }
     }
   }
-  await writeFileAtomic(file.path, text, { mode: userOnly(file.mode) });
+  await writeFileAtomic(file.path, file.bom ? BOM + text : text, { mode: userOnly(file.mode) });
   return backup;
 }
 

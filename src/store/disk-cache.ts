@@ -23,6 +23,10 @@ const CLOCK_SLACK_MS = 60_000;
 /** A 429 record is a few hundred bytes. */
 const MAX_LIMIT_FILE_BYTES = 16 * 1024;
 const OUR_FILE = /^[0-9a-f]{16}-[0-9a-z]+\.json$/;
+/** writeFileAtomic's temp file for one of ours: a writer killed mid-write leaves it behind. */
+const OUR_TEMP_FILE = /^\.[0-9a-f]{16}-[0-9a-z]+\.json\.\d+\.[0-9a-f]+\.tmp$/;
+/** A write takes milliseconds: a temp file this old has no writer left. */
+const STALE_TEMP_MS = 10 * 60_000;
 
 export interface DiskEntry {
   /** The answer's body, as parsed JSON: checked again by the caller like any answer. */
@@ -196,10 +200,15 @@ export class DiskCache {
     }
   }
 
-  /** Oldest files first, until the folder holds at most `maxBytes`; other processes may race: fine. */
+  /**
+   * Oldest files first, until the folder holds at most `maxBytes`, and temp files left by killed
+   * writers; other processes may race: fine.
+   */
   private async evict(): Promise<void> {
     const { folder } = this.options;
-    const names = (await nodeFs().readdir(folder)).filter((name) => OUR_FILE.test(name));
+    const all = await nodeFs().readdir(folder);
+    await this.removeStaleTemps(all.filter((name) => OUR_TEMP_FILE.test(name)));
+    const names = all.filter((name) => OUR_FILE.test(name));
     const files = (
       await Promise.all(
         names.map(async (name) => {
@@ -218,6 +227,20 @@ export class DiskCache {
         .rm(file.path, { force: true })
         .catch(() => {});
       total -= file.size;
+    }
+  }
+
+  private async removeStaleTemps(names: readonly string[]): Promise<void> {
+    const { folder } = this.options;
+    for (const name of names) {
+      const path = join(folder, name);
+      const info = await nodeFs()
+        .stat(path)
+        .catch(() => undefined);
+      if (info && this.now() - info.mtimeMs > STALE_TEMP_MS)
+        await nodeFs()
+          .rm(path, { force: true })
+          .catch(() => {});
     }
   }
 }

@@ -186,6 +186,28 @@ describe('setup --client <name> --yes, then --remove', () => {
   });
 });
 
+describe('a config written by a Windows editor', () => {
+  it('with a byte-order mark: merged after it, and --remove restores the exact bytes', async () => {
+    const home = tempHome();
+    const path = join(home, '.cursor/mcp.json');
+    const original = `\uFEFF${CURSOR.replaceAll('\n', '\r\n')}`;
+    put(path, original);
+    const added = await setup(
+      ['--client', 'cursor'],
+      envFor(home, { MODEL_FEED_BASE_URL: sandbox.url }),
+      `${sandbox.key}\n`,
+    );
+    expect(added.code).toBe(0);
+    const after = readFileSync(path, 'utf8');
+    expect(after.startsWith('\uFEFF{\r\n  // Servers for every project')).toBe(true);
+    expect(after).toContain('"model-feed"');
+    expect(after).toContain('// my code\r\n');
+    const removed = await setup(['--client', 'cursor', '--remove'], envFor(home));
+    expect(removed.code).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(original);
+  });
+});
+
 describe('the key is checked before anything is written', () => {
   it('a rejected key (401) writes nothing, makes no backup and exits 1', async () => {
     const home = tempHome();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,22 @@ describe('the disk cache', () => {
     await cache(dir, () => later).write('/api/v1/models?', { items: [], total: 0 });
     expect(await cache(dir).read('/api/v1/models?')).toBeUndefined();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('removes temp files that killed writers left, once they are old, and leaves a fresh one alone', async () => {
+    const dir = folder();
+    const shared = cache(dir);
+    await shared.write('/api/v1/models?', { items: [], total: 0 });
+    const [name] = readdirSync(dir);
+    const stale = join(dir, `.${name}.4242.0badf00d.tmp`);
+    const fresh = join(dir, `.${name}.4343.0000beef.tmp`);
+    writeFileSync(stale, '{"half');
+    writeFileSync(fresh, '{"half');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, hourAgo, hourAgo);
+    await shared.write('/api/v1/models?vendor=openai', { items: [], total: 0 });
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
   });
 
   it('a 429 file that is not a small regular file (a FIFO, a huge file) is dropped, never waited on', async () => {
