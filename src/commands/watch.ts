@@ -74,12 +74,13 @@ async function createSink(
     }
     case 'exec': {
       const { createExecSink } = await import('../watch/sinks/exec.js');
-      // The command's own output goes to stderr: stdout may be another sink's, and is never ours here.
+      // The command's own output goes to stderr (stdout may be another sink's, and is never ours
+      // here), line by line around the status line, as log lines do.
       return createExecSink({
         command: sink.command,
         timeoutMs: config.timeoutMs,
         env,
-        output: (chunk) => void process.stderr.write(chunk),
+        output: (lines) => status.write(lines),
       });
     }
     case 'atom': {

@@ -272,6 +272,13 @@ describe('exec sink', () => {
     expect(text).not.toMatch(/[\x1b\x07]|pwned/);
   });
 
+  it('hands on whole lines only, so they can be written around the status line', async () => {
+    const sink = execSink(`printf 'one\\ntw'; sleep 0.1; printf 'o\\nthree'`);
+    await sink.deliver(delivery(), never);
+    expect(output.join('')).toBe('one\ntwo\nthree\n');
+    for (const lines of output) expect(lines.endsWith('\n')).toBe(true);
+  });
+
   it('bounds the output of one run', async () => {
     const sink = execSink(`head -c 200000 /dev/zero | tr '\\000' a`);
     await sink.deliver(delivery(), never);

@@ -28,10 +28,12 @@ export interface ExecSinkOptions {
    */
   env: Readonly<Record<string, string | undefined>>;
   /**
-   * Where the command's stdout and stderr go, terminal-safe and at most MAX_EXEC_OUTPUT_BYTES per
-   * run. The caller sends them to stderr: our stdout may be the stdout sink's.
+   * Where the command's stdout and stderr go: whole lines, each ending in a newline (a last line
+   * without one gets it), terminal-safe and at most MAX_EXEC_OUTPUT_BYTES per run. Whole lines, so
+   * the caller can write them around a status line. The caller sends them to stderr: our stdout
+   * may be the stdout sink's.
    */
-  output: (chunk: string) => void;
+  output: (lines: string) => void;
   /** Decides between process groups (POSIX) and ending the shell alone (Windows). @default process.platform */
   platform?: NodeJS.Platform;
 }
@@ -214,23 +216,40 @@ export function createExecSink(options: ExecSinkOptions): Sink {
           // Where the output goes is the caller's concern; it must not fail the delivery.
         }
       };
-      const forward = (decoder: StringDecoder) => (chunk: Buffer) => {
+      /** Each stream's last line so far, held until its newline comes (bounded by the budget). */
+      class Lines {
+        private partial = '';
+        readonly decoder = new StringDecoder('utf8');
+        add(text: string): void {
+          const all = this.partial + text;
+          const end = all.lastIndexOf('\n') + 1;
+          this.partial = all.slice(end);
+          emit(all.slice(0, end));
+        }
+        flush(): void {
+          if (this.partial) emit(`${this.partial}\n`);
+          this.partial = '';
+        }
+      }
+      const forward = (lines: Lines) => (chunk: Buffer) => {
         if (finished) return;
         const room = MAX_EXEC_OUTPUT_BYTES - forwarded;
         if (room > 0) {
           const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
           forwarded += part.length;
-          emit(decoder.write(part));
+          lines.add(lines.decoder.write(part));
         }
         if (chunk.length > room && !cutNoted) {
           cutNoted = true;
-          emit(`\n… output cut at ${MAX_EXEC_OUTPUT_BYTES / 1024} KiB\n`);
+          out.flush();
+          err.flush();
+          emit(`… output cut at ${MAX_EXEC_OUTPUT_BYTES / 1024} KiB\n`);
         }
       };
-      const outDecoder = new StringDecoder('utf8');
-      const errDecoder = new StringDecoder('utf8');
-      child.stdout?.on('data', forward(outDecoder));
-      child.stderr?.on('data', forward(errDecoder));
+      const out = new Lines();
+      const err = new Lines();
+      child.stdout?.on('data', forward(out));
+      child.stderr?.on('data', forward(err));
 
       // A command that does not read its stdin closes the pipe (EPIPE; EOF on Windows): not a failure.
       child.stdin?.on('error', () => {});
@@ -242,8 +261,10 @@ export function createExecSink(options: ExecSinkOptions): Sink {
         clearTimeout(drainTimer);
         clearTimeout(giveUpTimer);
         if (!cutNoted) {
-          emit(outDecoder.end());
-          emit(errDecoder.end());
+          out.add(out.decoder.end());
+          err.add(err.decoder.end());
+          out.flush();
+          err.flush();
         }
         child.stdout?.destroy();
         child.stderr?.destroy();
