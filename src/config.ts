@@ -14,7 +14,7 @@ import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
 import { cacheFolder } from './store/paths.js';
-import { echoValue, secretShapedTokens, secretValues } from './text/redact.js';
+import { echoValue, prefixedSecrets, secretShapedTokens, secretValues } from './text/redact.js';
 
 // The settings' own vocabulary, for those who validate or document them.
 export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
@@ -432,22 +432,40 @@ function argvHasKey(argv: readonly string[], apiKey: string | undefined): boolea
   );
 }
 
+/** The flags that hold a string setting: the type makes a string flag added later a compile error here. */
+type StringSettingFlag = {
+  [Name in keyof ConfigFlags]-?: NonNullable<ConfigFlags[Name]> extends string ? Name : never;
+}[keyof ConfigFlags];
+const STRING_SETTING_FLAGS: Record<StringSettingFlag, true> = {
+  baseUrl: true,
+  timeout: true,
+  cacheTtl: true,
+  logLevel: true,
+  logFormat: true,
+  watchInterval: true,
+  proxy: true,
+  staleMaxAge: true,
+};
+
 /**
  * The key, as given and as used, plus every credential-shaped token in any setting this runner
- * reads: all known before a single message is composed.
+ * reads: all known before a single message is composed. Only settings: a command's own arguments
+ * (call's tool arguments, watch's paths) are data, and a model id shaped like a key must not be
+ * hidden in the answers about it.
  */
 function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined): string[] {
   const settings = [
-    // Every string flag, not a list of them: a flag added later cannot be left out.
-    ...Object.values(flags).filter((value): value is string => typeof value === 'string'),
+    ...Object.keys(STRING_SETTING_FLAGS).map((name) => flags[name as StringSettingFlag]),
     ...Object.values(ENV)
       .filter((name) => name !== ENV.apiKey)
       .map((name) => env[name]),
     ...['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => [env[name], env[name.toLowerCase()]]),
-    // doctor prints its path.
-    env.NODE_EXTRA_CA_CERTS,
   ];
-  const shaped = settings.flatMap((value) => (value ? secretShapedTokens(value) : []));
+  const shaped = [
+    ...settings.flatMap((value) => (value ? secretShapedTokens(value) : [])),
+    // doctor prints this path: only a key by its prefix counts, so an ordinary file name stays.
+    ...(env.NODE_EXTRA_CA_CERTS ? prefixedSecrets(env.NODE_EXTRA_CA_CERTS) : []),
+  ];
   const found = [apiKey, env[ENV.apiKey]?.trim(), ...shaped];
   // Lowercased too: a key pasted where a host name belongs comes back lowercased by URL parsing.
   return secretValues([...found, ...found.map((value) => value?.toLowerCase())]);

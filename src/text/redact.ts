@@ -61,22 +61,14 @@ export function secretShapedTokens(text: string): string[] {
   }
   if (!url || !/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text.match(SECRET_SHAPED) ?? [];
   const rest = [url.username, url.password, url.pathname, url.search, url.hash].map(decodeSafely).join(' ');
-  return [
-    ...(url.hostname.match(PREFIXED_SECRET) ?? []),
-    ...mixedCaseHostTokens(text),
-    ...(rest.match(SECRET_SHAPED) ?? []),
-  ];
+  // A host is hidden only by a key's prefix (or, in collectSecrets, as the configured key
+  // lowercased): doctor must be able to name a host, however it is spelt.
+  return [...(url.hostname.match(PREFIXED_SECRET) ?? []), ...(rest.match(SECRET_SHAPED) ?? [])];
 }
 
-/**
- * A key pasted where a host belongs: host names are written in lower case, random keys mix cases.
- * Read from the text as typed, since URL parsing lowercases the host; returned in both forms.
- */
-function mixedCaseHostTokens(text: string): string[] {
-  const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0] ?? '';
-  const host = authority.slice(authority.lastIndexOf('@') + 1);
-  const tokens = (host.match(SECRET_SHAPED) ?? []).filter((t) => /[a-z]/.test(t) && /[A-Z]/.test(t));
-  return tokens.flatMap((t) => [t, t.toLowerCase()]);
+/** Tokens that carry a known key prefix (`mfsk_…`, `ghp_…`): for values, like paths, where a long run of letters and digits is ordinary. */
+export function prefixedSecrets(text: string): string[] {
+  return text.match(PREFIXED_SECRET) ?? [];
 }
 
 function decodeSafely(part: string): string {

@@ -227,6 +227,18 @@ describe('messages that fit what people type', () => {
     );
   });
 
+  it('call shows an id shaped like a key as it is: tool arguments are data, not settings to hide', async () => {
+    for (const id of ['nvidia/nemotron-3-super-120b-a12b', 'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8']) {
+      const result = await run(['call', 'get_model', '--sandbox', '--id', id, '--json']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('[redacted]');
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        catalogStatus: 'listed',
+        model: { id: 'nvidia/nemotron-3-super-120b-a12b' },
+      });
+    }
+  });
+
   it('call takes the camelCase form of each flag, as the schemas spell the arguments', async () => {
     const camel = await run([
       'call',

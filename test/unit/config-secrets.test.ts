@@ -101,10 +101,48 @@ const keySettings = (key: string): Record<string, Record<string, string>> => ({
   'key and base URL swapped': { MODEL_FEED_API_KEY: BASE },
 });
 
+/**
+ * Without the key configured, only its shape can give it away, and not everywhere: host names and
+ * file paths are long runs of letters and digits too, and doctor must be able to name them. There
+ * only a key's prefix counts (`mfsk_…`), where it begins a word.
+ */
+function hiddenByShape(setting: string, value: string, key: string): boolean {
+  const prefixed = key.startsWith('mfsk_');
+  if (setting === 'NODE_EXTRA_CA_CERTS') return prefixed && value !== `x${key}y`;
+  if (value === `http://${key}:8080`) return prefixed;
+  return true;
+}
+
 /** Not the key, in any case: a host name or a lowercased echo would show it in lower case. */
 function expectHidden(shown: string, key: string, where: string): void {
   expect(shown.toLowerCase(), where).not.toContain(key.toLowerCase());
 }
+
+describe('what looks like a key but is data stays readable', () => {
+  it('a host name with capitals and digits, and a CA file name, are named as they are', () => {
+    const shown = everythingShown(
+      {},
+      {
+        MODEL_FEED_BASE_URL: 'https://Gateway-Prod2024-Region.example.com',
+        MODEL_FEED_API_KEY: KEY,
+        NODE_EXTRA_CA_CERTS: '/tmp/certs/corporate-root-ca-2024.pem',
+      },
+    );
+    expect(shown).toContain('corporate-root-ca-2024.pem');
+    expect(shown.toLowerCase()).toContain('gateway-prod2024-region.example.com');
+    expect(shown).not.toContain('[redacted]');
+  });
+
+  it("a command's own arguments are not settings: call's tool arguments and watch's paths stay out of the secrets", () => {
+    // call and watch hand resolveConfig every option they parsed, their own among them.
+    const flags = {
+      id: 'nvidia/nemotron-3-super-120b-a12b',
+      jsonl: '/var/log/changes-2024-archive.jsonl',
+    } as ConfigFlags;
+    const { secrets } = resolveConfig(flags, { MODEL_FEED_BASE_URL: BASE, MODEL_FEED_API_KEY: KEY });
+    expect(secrets.join(' ')).not.toMatch(/nemotron|archive/);
+  });
+});
 
 describe('the key in any setting, in any position, is never echoed', () => {
   for (const { shape, key, recognisable } of KEY_SHAPES) {
@@ -115,6 +153,7 @@ describe('the key in any setting, in any position, is never echoed', () => {
       it(`${shape}, ${keyCase}: every env var`, () => {
         for (const name of ENV_VARS) {
           for (const value of positions(key)) {
+            if (!configured && !hiddenByShape(name, value, key)) continue;
             const env = { MODEL_FEED_BASE_URL: BASE, ...keyEnv, [name]: value };
             expectHidden(everythingShown({}, env), key, `${name}=${value}`);
           }
@@ -124,6 +163,7 @@ describe('the key in any setting, in any position, is never echoed', () => {
       it(`${shape}, ${keyCase}: every flag`, () => {
         for (const flag of FLAGS) {
           for (const value of positions(key)) {
+            if (!configured && !hiddenByShape(flag, value, key)) continue;
             const shown = everythingShown({ [flag]: value }, { MODEL_FEED_BASE_URL: BASE, ...keyEnv });
             expectHidden(shown, key, `--${flag} ${value}`);
           }
