@@ -255,6 +255,24 @@ function refuseKeyFlag(program: Command, action: Command): void {
   );
 }
 
+/**
+ * `--http` and `--host` are the server's (and `--host` the sandbox's too): commander reads them after
+ * any subcommand, where a command would silently ignore them.
+ */
+function refuseServerFlags(program: Command, action: Command): void {
+  if (action === program) return;
+  const command = action.parent && action.parent !== program ? action.parent.name() : action.name();
+  for (const name of ['http', 'host'] as const) {
+    if (program.getOptionValueSource(name) !== 'cli') continue;
+    if (name === 'host' && command === 'sandbox') continue;
+    throw new ConfigError(
+      `--${name} is not an option of ${command}: it belongs to the server (model-feed-mcp --http <[host:]port> [--host <address>]).`,
+      name,
+      `--${name}`,
+    );
+  }
+}
+
 export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
   const program: Command = addConfigOptions(new Command('model-feed-mcp'))
     .description(
@@ -269,7 +287,10 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     // Not a setting: it is here to say where the key goes instead (see refuseKeyFlag).
     .addOption(new Option('--api-key [key]').hideHelp())
-    .hook('preAction', (root, action) => refuseKeyFlag(root, action))
+    .hook('preAction', (root, action) => {
+      refuseKeyFlag(root, action);
+      refuseServerFlags(root, action);
+    })
     .option(
       '--http <[host:]port>',
       'serve MCP over HTTP at POST /api/mcp instead of stdio (bearer key as for the hosted endpoint; binds 127.0.0.1 unless a host is given here or in --host)',

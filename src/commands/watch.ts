@@ -112,7 +112,13 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
     return EXIT.usage;
   }
-  const status = createStatusLine(process.stderr);
+  // On Windows a console write is asynchronous, so change lines on stdout and redraws on stderr
+  // could interleave: there the status line is left out while stdout is that console.
+  const sharedConsole =
+    process.platform === 'win32' && options.sink.kind === 'stdout' && process.stdout.isTTY === true;
+  const status = createStatusLine(
+    sharedConsole ? { isTTY: false, write: (text: string) => process.stderr.write(text) } : process.stderr,
+  );
   // A watcher is a long-running service: what it does is worth a line even at the default level.
   const level = config.sources.logLevel === undefined ? 'info' : config.logLevel;
   const secrets = [...config.secrets, ...(options.sink.kind === 'webhook' ? [options.sink.rawSecret] : [])];

@@ -106,8 +106,10 @@ export class ChangesPoller {
       try {
         const latest = await newestChangeTime(api, {}, signal);
         // Any move of the head changes the resource, also one backwards (a feed that was reset).
-        if (cursor !== undefined && latest !== cursor) this.options.onChange();
+        // The cursor moves first: a notification that throws must not make this poll an outage.
+        const changed = cursor !== undefined && latest !== cursor;
         cursor = latest;
+        if (changed) this.options.onChange();
         failures = 0;
         settled(undefined);
       } catch (error) {

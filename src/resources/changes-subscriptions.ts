@@ -19,7 +19,12 @@ export class ChangesSubscriptions {
     this.poller = new ChangesPoller({
       ...options,
       onChange: () => {
-        for (const notify of this.subscribers) notify();
+        for (const notify of this.subscribers) {
+          // One session's failure (closed under it) must not keep the news from the others.
+          try {
+            notify();
+          } catch {}
+        }
       },
     });
   }

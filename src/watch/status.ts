@@ -77,7 +77,10 @@ export function createStatusLine(stream: Terminal, now: () => number = Date.now)
     note: undefined,
   };
   let shown = false;
+  /** After stop, lines still go out (a closing sink, a late log) but the status line is not drawn. */
+  let stopped = false;
   const draw = () => {
+    if (stopped) return;
     const width = Math.max(20, (stream.columns ?? 100) - 1);
     const line = renderStatus(fields, now());
     stream.write(`${CLEAR_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
@@ -107,6 +110,7 @@ export function createStatusLine(stream: Terminal, now: () => number = Date.now)
       }
     },
     stop() {
+      stopped = true;
       clearInterval(ticker);
       if (shown) stream.write(`${CLEAR_LINE}`);
       shown = false;

@@ -167,6 +167,18 @@ describe('model-feed-mcp --http', () => {
     const alone = await run(['--host', '0.0.0.0'], env);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(/^model-feed-mcp: --host applies only with --http/);
+    // Commands that open no port refuse them, where they used to ignore them without a word.
+    for (const [args, name, command] of [
+      [['call', 'get_model', '--sandbox', '--id', 'openai/gpt-4o', '--host', '0.0.0.0'], 'host', 'call'],
+      [['doctor', '--http', '8765'], 'http', 'doctor'],
+      [['watch', '--once', '--sandbox', '--host', '0.0.0.0'], 'host', 'watch'],
+    ] as const) {
+      const refused = await run([...args], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `model-feed-mcp: --${name} is not an option of ${command}: it belongs to the server (model-feed-mcp --http <[host:]port> [--host <address>]).\n`,
+      );
+    }
     const help = await run(['--help'], env);
     expect(help.stdout).toMatch(/--host <address>\s+with --http: the interface to bind/);
   });

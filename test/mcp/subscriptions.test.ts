@@ -96,6 +96,29 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
     await sessions[1]!.close();
   });
 
+  it('a subscriber that throws (its session closed under it) keeps the news from no other, and the next poll does not repeat it', async () => {
+    const changeSubscriptions = new ChangesSubscriptions({
+      api: sandboxApi(sandbox),
+      log: silentLogger,
+      intervalS: 1,
+    });
+    const heard: string[] = [];
+    const broken = () => {
+      heard.push('broken');
+      throw new Error('session closed');
+    };
+    const healthy = () => void heard.push('healthy');
+    await changeSubscriptions.subscribe(broken);
+    await changeSubscriptions.subscribe(healthy);
+    sandbox.publish('price_change');
+    await until(() => heard.includes('healthy'), 2500);
+    // Two more polls: the change was announced once, not again as if the poll had failed.
+    await pause(2200);
+    expect(heard).toEqual(['broken', 'healthy']);
+    changeSubscriptions.unsubscribe(broken);
+    changeSubscriptions.unsubscribe(healthy);
+  });
+
   it('only model-feed://changes can be subscribed; without a usable setup, subscribe says why', async () => {
     const { client, close } = await connect(sandboxApi(sandbox));
     const other = await rejection(client.subscribeResource({ uri: 'model-feed://models/openai%2Fgpt-4o' }));

@@ -38,6 +38,13 @@ describe('the status line', () => {
     expect(written.some((text) => text.startsWith('\r\x1b[2Kmodel-feed-mcp info: hello'))).toBe(true);
     expect(written.at(-1)).toBe('\r\x1b[2K');
 
+    // Stopped: a late line (a sink closing) goes out alone; nothing is drawn under the prompt.
+    written.length = 0;
+    status.write('model-feed-mcp info: closed\n');
+    status.aside(() => written.push('aside\n'));
+    status.update({ cursor: 6 });
+    expect(written).toEqual(['model-feed-mcp info: closed\n', 'aside\n']);
+
     const piped: string[] = [];
     const plain = createStatusLine({ isTTY: false, write: (text: string) => piped.push(text) });
     plain.update({ cursor: 5 });
