@@ -68,8 +68,12 @@ function listenError(error: unknown, { host, port }: ListenAddress): unknown {
     );
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    // `::1:8080` is an IPv6 address of its own: a port written after one is not read as a port.
+    const portInside = host.includes(':')
+      ? ' (an IPv6 address takes no port after it: the port goes in --http, as in --http 8080 --host ::1)'
+      : '';
     return new ConfigError(
-      `--http: ${host} is not an address of this machine; leave the host out to bind 127.0.0.1.`,
+      `--http: ${host} is not an address of this machine${portInside}; leave the host out of --http and --host to bind 127.0.0.1.`,
       'http',
       '--http',
     );

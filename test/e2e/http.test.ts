@@ -167,6 +167,12 @@ describe('model-feed-mcp --http', () => {
     const alone = await run(['--host', '0.0.0.0'], env);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(/^model-feed-mcp: --host applies only with --http/);
+    // A port written after an IPv6 address is part of the address: the message says where it goes.
+    const glued = await run(['--http', '0', '--host', '::1:8080'], env);
+    expect(glued.code).toBe(2);
+    expect(glued.stderr).toBe(
+      'model-feed-mcp: --http: ::1:8080 is not an address of this machine (an IPv6 address takes no port after it: the port goes in --http, as in --http 8080 --host ::1); leave the host out of --http and --host to bind 127.0.0.1.\n',
+    );
     // Commands that open no port refuse them, where they used to ignore them without a word.
     for (const [args, name, command] of [
       [['call', 'get_model', '--sandbox', '--id', 'openai/gpt-4o', '--host', '0.0.0.0'], 'host', 'call'],
