@@ -155,19 +155,24 @@ async function startup(node, version, env) {
 }
 
 // ---------------------------------------------------------------- a session against the sandbox
+/** The clean environment of a runner the bench starts against `sandbox`. */
+function serverEnv(sandbox, extraEnv = {}) {
+  return {
+    PATH: process.env.PATH ?? '',
+    MODEL_FEED_API_KEY: sandbox.key,
+    MODEL_FEED_BASE_URL: sandbox.url,
+    // Never the user's own cache folder; each process a fresh one unless told otherwise.
+    XDG_CACHE_HOME: cacheHome(),
+    ...extraEnv,
+  };
+}
+
 async function session(sandbox, extraArgs = [], node = node20, nodeArgs = [], extraEnv = {}) {
   const stderr = [];
   const transport = new StdioClientTransport({
     command: node,
     args: [...nodeArgs, bin, ...extraArgs],
-    env: {
-      PATH: process.env.PATH ?? '',
-      MODEL_FEED_API_KEY: sandbox.key,
-      MODEL_FEED_BASE_URL: sandbox.url,
-      // Never the user's own cache folder; each process a fresh one unless told otherwise.
-      XDG_CACHE_HOME: cacheHome(),
-      ...extraEnv,
-    },
+    env: serverEnv(sandbox, extraEnv),
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk) => stderr.push(String(chunk)));
@@ -214,14 +219,7 @@ async function externalSandbox() {
  */
 function rawSession(sandbox, args, extraEnv = {}) {
   const child = spawn(node20, args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      MODEL_FEED_API_KEY: sandbox.key,
-      MODEL_FEED_BASE_URL: sandbox.url,
-      // Never the user's own cache folder; each process a fresh one unless told otherwise.
-      XDG_CACHE_HOME: cacheHome(),
-      ...extraEnv,
-    },
+    env: serverEnv(sandbox, extraEnv),
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const waiting = new Map();

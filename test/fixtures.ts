@@ -3,6 +3,8 @@
 import type { SetupServer } from 'msw/node';
 import { type ApiClientOptions, createApiClient, type FeedApi } from '../src/api/client.js';
 import { silentLogger } from '../src/log.js';
+import type { WatchOptions } from '../src/watch/options.js';
+import type { StatusLine } from '../src/watch/status.js';
 
 /** What a promise rejected with, or an Error saying it did not: for assertions about failures. */
 export const failure = (promise: Promise<unknown>): Promise<unknown> =>
@@ -83,3 +85,25 @@ export function model(overrides: Record<string, unknown> = {}): Record<string, u
 export function modelsPage(items: unknown[], total = items.length) {
   return { items, total };
 }
+
+/** watch's options as parsed from no flags but a stdout sink and `--since 0`, with `overrides`. */
+export function watchOptions(overrides: Partial<WatchOptions> = {}): WatchOptions {
+  return {
+    filters: {},
+    since: 0,
+    statePath: undefined,
+    intervalS: undefined,
+    once: false,
+    maxAttempts: 10,
+    sink: { kind: 'stdout' },
+    ...overrides,
+  };
+}
+
+/** A status line that shows nothing: writes go nowhere, an aside just runs. */
+export const silentStatus: StatusLine = {
+  update: () => {},
+  write: () => {},
+  aside: (write) => write(),
+  stop: () => {},
+};

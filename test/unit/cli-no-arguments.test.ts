@@ -27,7 +27,10 @@ describe('the server started with no arguments', () => {
         HTTPS_PROXY: 'http://proxy.example:3128',
       },
     ],
-    ['the sandbox switched off by env only', { MODEL_FEED_DISK_CACHE: '1', MODEL_FEED_CACHE_TTL_S: '0' }],
+    [
+      'the disk cache and the cache lifetime from env',
+      { MODEL_FEED_DISK_CACHE: '1', MODEL_FEED_CACHE_TTL_S: '0' },
+    ],
   ])('resolves the same config as through commander: %s', (_name, env: Record<string, string>) => {
     const flags = commanderFlagsForNoArguments();
     expect(resolveConfig({}, env, [])).toEqual(resolveConfig(flags, env, []));

@@ -16,8 +16,8 @@ import { checkSettings } from '../../src/doctor/settings-check.js';
 import { NetworkError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { chooseProxy } from '../../src/net/proxy.js';
-import type { WatchOptions } from '../../src/watch/options.js';
 import { runWatcher } from '../../src/watch/watcher.js';
+import { silentStatus, watchOptions } from '../fixtures.js';
 
 const BASE = 'https://feed.example.com';
 const KEY = 'mfsk_shell_0123456789abcdef';
@@ -75,16 +75,6 @@ function failingApi(error: Error): FeedApi {
   };
 }
 
-const WATCH: WatchOptions = {
-  filters: {},
-  since: 0,
-  statePath: undefined,
-  intervalS: undefined,
-  once: false,
-  maxAttempts: 10,
-  sink: { kind: 'stdout' },
-};
-
 describe('watch', () => {
   const untrusted = new NetworkError(
     'SELF_SIGNED_CERT_IN_CHAIN',
@@ -105,12 +95,12 @@ describe('watch', () => {
     const controller = new AbortController();
     const log = createLogger({ level: 'warn', format: 'text', write: (line) => void lines.push(line) });
     const result = await runWatcher(
-      { ...WATCH, once },
+      watchOptions({ once }),
       {
         api: failingApi(untrusted),
         sink: { label: 'memory', deliver: async () => {}, flush: async () => {}, close: async () => {} },
         log,
-        status: { update: () => {}, write: () => {}, aside: (write) => write(), stop: () => {} },
+        status: silentStatus,
         statePath: join(mkdtempSync(join(tmpdir(), 'mf-shell-')), 'state.json'),
         service: 'memory',
         now: () => 1_000_000,

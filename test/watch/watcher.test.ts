@@ -20,10 +20,9 @@ import {
   smallestIntervalS,
 } from '../../src/feed/schedule.js';
 import { silentLogger } from '../../src/log.js';
-import type { WatchOptions } from '../../src/watch/options.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
 import { runWatcher, type WatcherDeps } from '../../src/watch/watcher.js';
-import { changeEvent } from '../fixtures.js';
+import { changeEvent, silentStatus, watchOptions } from '../fixtures.js';
 
 const { ChangesPage: ChangesPageSchema } = apiSchemas();
 
@@ -98,21 +97,7 @@ function memorySink(fail: (delivery: Delivery, attempt: number) => Error | undef
   return { sink, delivered, attempts };
 }
 
-function options(overrides: Partial<WatchOptions> = {}): WatchOptions {
-  return {
-    filters: {},
-    since: 0,
-    statePath: undefined,
-    intervalS: undefined,
-    once: false,
-    maxAttempts: 10,
-    sink: { kind: 'stdout' },
-    ...overrides,
-  };
-}
-
 const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
-const status = { update: () => {}, write: () => {}, aside: (write: () => void) => write(), stop: () => {} };
 
 /** The watcher's dependencies: the fake clock, a memory sink and a fresh state file unless given. */
 function deps(
@@ -124,7 +109,7 @@ function deps(
     api,
     sink: memorySink().sink,
     log: silentLogger,
-    status,
+    status: silentStatus,
     statePath: statePath(),
     service: 'memory',
     now: clock.now,
@@ -161,7 +146,7 @@ describe('the polling budget', () => {
     const feed = memoryFeed(backlog, limit);
     const clock = fakeClock(DAY_S * 1000);
     const { sink, delivered } = memorySink();
-    const result = await runWatcher(options(), deps(feed.api, clock, { sink }), clock.signal);
+    const result = await runWatcher(watchOptions(), deps(feed.api, clock, { sink }), clock.signal);
     expect(result.code).toBe(0);
     expect(delivered).toHaveLength(backlog);
     expect(feed.calls.length).toBeLessThanOrEqual(limit / 4);
@@ -182,7 +167,7 @@ describe('delivery failures', () => {
     });
     const path = statePath();
     const result = await runWatcher(
-      options({ maxAttempts: 4 }),
+      watchOptions({ maxAttempts: 4 }),
       deps(feed.api, clock, { sink, statePath: path, random: () => 0 }),
       clock.signal,
     );
@@ -204,7 +189,7 @@ describe('delivery failures', () => {
     );
     const path = statePath();
     const result = await runWatcher(
-      options(),
+      watchOptions(),
       deps(feed.api, clock, { sink, statePath: path, random: () => 0 }),
       clock.signal,
     );
@@ -248,7 +233,7 @@ describe('the service side', () => {
     const path = statePath();
     let sawRecovery = false;
     const result = await runWatcher(
-      options({ since: 0 }),
+      watchOptions({ since: 0 }),
       deps(feed.api, clock, {
         sink,
         statePath: path,
@@ -278,7 +263,7 @@ describe('the service side', () => {
       throw new AuthError(401, 'Invalid API key', facts, undefined);
     };
     const clock = fakeClock(DAY_S * 1000);
-    const result = await runWatcher(options({ since: 0 }), deps(feed.api, clock), clock.signal);
+    const result = await runWatcher(watchOptions({ since: 0 }), deps(feed.api, clock), clock.signal);
     expect(result.code).toBe(1);
     expect(result.message).toMatch(/rejected/i);
   });
@@ -291,12 +276,12 @@ describe('the saved place', () => {
     const feed = memoryFeed(3, 1000);
     const clock = fakeClock(60_000);
     await runWatcher(
-      options({ once: true, filters: { type: 'deprecation' } }),
+      watchOptions({ once: true, filters: { type: 'deprecation' } }),
       deps(feed.api, clock, { statePath: path }),
       clock.signal,
     );
     const other = await runWatcher(
-      options({ once: true }),
+      watchOptions({ once: true }),
       deps(feed.api, fakeClock(60_000), { statePath: path }),
       clock.signal,
     );
@@ -317,7 +302,7 @@ describe('the saved place', () => {
     // Until an answer tells the tier, failed calls are paced as the free tier's: 346 s apart.
     const clock = fakeClock(3 * 3600_000);
     const result = await runWatcher(
-      options({ since: 'now' }),
+      watchOptions({ since: 'now' }),
       deps(feed.api, clock, { statePath: path }),
       clock.signal,
     );
