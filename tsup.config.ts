@@ -3,7 +3,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
-import { lazyTopLevelConsts } from './scripts/lazy-top-level-consts.js';
 import { toolJsonSchemasDefine } from './scripts/tool-json-schemas.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
@@ -12,15 +11,15 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 };
 
 /**
- * The SDK's Server imports an Ajv-based validator at module level for elicitation, which this
- * server never uses (it passes its own validator). Resolving that module to a stub keeps Ajv and
- * its formats out of the bundle and out of start-up.
+ * The SDK's Node shims import an Ajv-based validator at module level for elicitation, which this
+ * server never uses (it passes its own validator). Resolving them to a stand-in keeps Ajv and its
+ * formats out of the bundle and out of start-up.
  */
-const stubAjvProvider: Plugin = {
-  name: 'stub-ajv-provider',
+const sdkShimsWithoutAjv: Plugin = {
+  name: 'sdk-shims-without-ajv',
   setup(build) {
-    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, () => ({
-      path: fileURLToPath(new URL('./scripts/ajv-provider-stub.js', import.meta.url)),
+    build.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, () => ({
+      path: fileURLToPath(new URL('./scripts/sdk-node-shims.js', import.meta.url)),
     }));
   },
 };
@@ -72,25 +71,6 @@ const lazyChunks: Plugin = {
   },
 };
 
-/**
- * The MCP SDK's types.js builds every protocol schema at load, most of which a session never uses:
- * each is built on first use instead, and those nothing refers to are dropped from the bundle
- * (scripts/lazy-top-level-consts.ts).
- */
-const lazySdkSchemas: Plugin = {
-  name: 'lazy-sdk-schemas',
-  setup(build) {
-    build.onLoad(
-      { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/ },
-      ({ path }) => {
-        const { code, lazy } = lazyTopLevelConsts(readFileSync(path, 'utf8'), path);
-        if (lazy < 100) throw new Error(`the SDK's types.js changed shape: only ${lazy} schemas found`);
-        return { contents: code, loader: 'js' };
-      },
-    );
-  },
-};
-
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -119,7 +99,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [stubAjvProvider, lazyChunks, lazyChildProcessForCommander, lazySdkSchemas],
+  esbuildPlugins: [sdkShimsWithoutAjv, lazyChunks, lazyChildProcessForCommander],
   // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
   // cost more than the cache saves.
   async onSuccess() {

@@ -6,9 +6,8 @@
 // runner's own work.
 const http = require('node:http');
 const { getJson } = require('./bench-get-json.cjs');
-const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
-const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
-const { ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
+const { Server } = require('@modelcontextprotocol/server');
+const { StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
 const base = process.env.MODEL_FEED_BASE_URL;
@@ -18,18 +17,16 @@ const paths = JSON.parse(process.env.BENCH_FORWARD_PATHS);
 const get = (path) => getJson(`${base}${path}`, key, agent);
 
 const server = new Server({ name: 'bench-sdk-forwarder', version: '1' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
-// Like the runner, through the Protocol's fallback handler: the Server's own tools/call wrapper
-// would re-parse every request and result (src/server.ts).
-server.fallbackRequestHandler = async () => {
+server.setRequestHandler('tools/list', () => ({ tools: [] }));
+server.setRequestHandler('tools/call', async () => {
   let data;
   for (const path of paths) data = await get(path);
   return {
     content: [{ type: 'text', text: JSON.stringify(data).slice(0, 4000) }],
     structuredContent: data,
   };
-};
+});
 const transport = new StdioServerTransport();
-// The SDK's transport does not exit when stdin ends (docs/benchmarks.md); the bench closes stdin.
+// The bench closes stdin; an idle keep-alive socket would keep the process up after the transport closed.
 process.stdin.on('end', () => process.exit(0));
 server.connect(transport);

@@ -1,8 +1,8 @@
 // The newcomer's tour: a real MCP session over stdio with the built CLI in --sandbox mode
 // (sample data, no key, no network): initialize, tools/list, then one call of each tool.
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const bin = fileURLToPath(new URL('../bin/model-feed-mcp.cjs', import.meta.url));
 // Bold headings only on a terminal, and never with NO_COLOR set (https://no-color.org): piped into

@@ -8,12 +8,7 @@
  * read right now. A client shows no suggestions; the user types on.
  */
 
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  type CompleteRequest,
-  CompleteRequestSchema,
-  type CompleteResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteRequest, CompleteResult, Server } from '@modelcontextprotocol/server';
 import type { FeedApi } from './api/client.js';
 import { EVENT_TYPES, type Model } from './api/schemas.js';
 import { splitIds } from './prompts/compare-models.js';
@@ -131,13 +126,13 @@ function kindOf(params: CompleteRequest['params']): CompletionKind | undefined {
 
 export function registerCompletions(server: Server, deps: ServerDeps): void {
   server.registerCapabilities({ completions: {} });
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
     const kind = kindOf(request.params);
     if (!kind) return { completion: EMPTY };
     try {
-      return { completion: await complete(deps.api, kind, request.params.argument.value, extra.signal) };
+      return { completion: await complete(deps.api, kind, request.params.argument.value, ctx.mcpReq.signal) };
     } catch (error) {
-      if (extra.signal.aborted) throw error;
+      if (ctx.mcpReq.signal.aborted) throw error;
       // No key, an outage, a 429: no suggestions now; the prompt itself will say what is wrong.
       deps.log.debug('completion without the catalog', {
         error: error instanceof Error ? error.message : String(error),

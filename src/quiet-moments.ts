@@ -6,8 +6,8 @@
  * process up.
  *
  * The transport is not this module's: it observes the transport the server is connected to,
- * through the server's `connect`. Handlers set before `connect` are chained by the SDK, so several
- * observers can wrap one server.
+ * through the server's `connect`, wrapping the handlers that `connect` set; several observers can
+ * wrap one server.
  */
 
 /** How long nothing must happen before a quiet moment. */
@@ -51,7 +51,10 @@ export function withQuietMoments<T extends ObservedTransport>(
   { after, quietMs = QUIET_MS }: QuietMomentOptions,
 ): { connect(transport: T): Promise<void> } {
   return {
-    connect(transport) {
+    async connect(transport) {
+      // Connected first: whoever serves the transport sets its handlers in connect, and these
+      // observe beside them.
+      await server.connect(transport);
       /** Requests read and not yet answered, id → method. */
       const unanswered = new Map<Id, string>();
       /** One of `after` happened since the last quiet moment. */
@@ -95,8 +98,6 @@ export function withQuietMoments<T extends ObservedTransport>(
         }
         return sent;
       };
-
-      return server.connect(transport);
     },
   };
 }

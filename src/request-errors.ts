@@ -4,14 +4,17 @@
  * request's error, and its message is still the text a person reads.
  */
 
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describeError } from './describe-error.js';
 import { AbortedError, InvalidArgumentsError, ModelFeedError } from './errors.js';
 import type { Logger } from './log.js';
 import { redactSecrets } from './text/redact.js';
 
-/** The MCP specification's code for a resource that does not exist. */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * The code for a resource that does not exist: -32602 from 2026-07-28 on (SEP-2164). The SDK's v2
+ * sends it in both eras (it re-encodes -32002, which 2025-11-25 suggested), and clients accept both.
+ */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
 
 /**
  * An error the SDK sends as `{code, message, data}`. A plain Error with a code, not an McpError:
@@ -43,11 +46,11 @@ export function toRequestError(
     return error as Error;
   }
   const text = redactSecrets(describeError(error), deps.secrets ?? []);
-  if (error instanceof InvalidArgumentsError) return requestError(ErrorCode.InvalidParams, text);
+  if (error instanceof InvalidArgumentsError) return requestError(ProtocolErrorCode.InvalidParams, text);
   if (error instanceof ModelFeedError) deps.log.info(`${what} failed`, { error: text });
   else
     deps.log.error(`${what} failed unexpectedly`, {
       error: error instanceof Error ? error.stack : String(error),
     });
-  return requestError(ErrorCode.InternalError, text);
+  return requestError(ProtocolErrorCode.InternalError, text);
 }

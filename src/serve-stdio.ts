@@ -4,20 +4,27 @@
  * server-only bundle (server-main.ts) that a client's plain start loads.
  */
 
+import type { Transport } from '@modelcontextprotocol/server';
 import { withCodeCache } from './code-cache-hook.js';
 import type { Config } from './config.js';
 import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
 import { withQuietMoments } from './quiet-moments.js';
+import { ChangesSubscriptions } from './resources/changes-subscriptions.js';
+import { followListens } from './resources/listen.js';
 import { createRuntime } from './runtime.js';
 import { createServer, prepareTools } from './server.js';
-import { runStdio } from './stdio.js';
+import { runStdio, servingBothEras } from './stdio.js';
 import { VERSION } from './version.js';
 
-const INITIALIZED: ReadonlySet<string> = new Set(['notifications/initialized']);
 /**
- * Quiet after initialized before the warm-up starts: the requests a client sends right after it
+ * What opens a session: a 2025 client's `initialized`, a 2026 client's `server/discover` (or, from
+ * one that skips discovery, its first `tools/list`).
+ */
+const OPENED: ReadonlySet<string> = new Set(['notifications/initialized', 'server/discover', 'tools/list']);
+/**
+ * Quiet after the opening before the warm-up starts: the requests a client sends right after it
  * (tools/list, prompts/list, …) come within milliseconds, and a person takes seconds to ask.
  */
 const WARM_UP_QUIET_MS = 50;
@@ -31,15 +38,32 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
     log.warn(describeError(config.setupError));
   }
   const runtime = await createRuntime(config, log);
-  const server = createServer({
+  // One poller for the connection, whichever era follows the changes: 2025 resources/subscribe on
+  // the server, 2026 subscriptions/listen on the transport.
+  const changeSubscriptions = new ChangesSubscriptions({
+    api: runtime.api,
+    log,
+    intervalS: config.watchIntervalS,
+  });
+  const deps = {
     api: runtime.api,
     log,
     version: VERSION,
     sampleData: runtime.sampleData,
     secrets: config.secrets,
     watchIntervalS: config.watchIntervalS,
-  });
-  // Once the client has initialized and gone quiet: the first call then finds the connection open
+    changeSubscriptions,
+  };
+  // A factory: the SDK builds the server for the era the client opens with (twice when a 2026
+  // probe falls back to initialize).
+  const bothEras = servingBothEras(() => createServer(deps), log);
+  const server = {
+    async connect(transport: Transport) {
+      await bothEras.connect(transport);
+      followListens(transport, changeSubscriptions, log);
+    },
+  };
+  // Once the client has opened the session and gone quiet: the first call then finds the connection open
   // and its schemas built. Not at once: the lists a client asks for right after initialized would
   // wait for the warm-up's synchronous part (20-27 ms on a first start, measured). A tool call
   // within those 50 ms opens the connection itself; the warm-up's OPTIONS then reuses it.
@@ -50,7 +74,7 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
       void runtime.warmUp();
       return false;
     },
-    { after: INITIALIZED, quietMs: WARM_UP_QUIET_MS },
+    { after: OPENED, quietMs: WARM_UP_QUIET_MS },
   );
   await runStdio(withCodeCache(warming, io.codeCache, log), { log, onShutdown: () => runtime.close() });
 }

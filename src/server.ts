@@ -4,21 +4,21 @@
  * converted at build time (scripts/tool-json-schemas.ts), so `tools/list` converts nothing.
  */
 
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  type jsonSchemaValidator,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+} from '@modelcontextprotocol/server';
 import type { StaleInfo } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
 import { registerCompletions } from './completions.js';
 import { describeError } from './describe-error.js';
 import { AbortedError, isServiceUnavailable, ModelFeedError } from './errors.js';
 import { registerPrompts } from './prompts/index.js';
+import { LIST_CACHE_HINTS } from './resources/cache-hints.js';
 import { registerResources } from './resources/index.js';
 import type { ServerDeps } from './server-deps.js';
 import { redactSecrets } from './text/redact.js';
@@ -146,8 +146,8 @@ export async function callTool(
 ): Promise<CallToolResult> {
   const tool = compiledTools().get(name);
   if (!tool) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `Unknown tool "${name}". Available tools: ${[...compiledTools().keys()].join(', ')}.`,
     );
   }
@@ -159,7 +159,7 @@ export async function callTool(
   };
   try {
     const args = parseArguments(name, tool.definition.input(), tool.inputSchema, rawArguments);
-    const outcome = await tool.definition.run(args, { api: deps.api, signal, onStale });
+    const outcome = await tool.definition.run(args, { api: deps.api, signal, notes: { onStale } });
     deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
     const meta = resultMeta(deps, stale);
     const text = stale ? `${staleLine(stale)}\n${outcome.text}` : outcome.text;
@@ -198,54 +198,22 @@ const noSchemaValidation: jsonSchemaValidator = {
   },
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * The answer to a method this server does not have, word for word what the SDK sends when no
- * handler is registered (an McpError would prefix its message with "MCP error -32601:").
- */
-function methodNotFound(): Error {
-  return Object.assign(new Error('Method not found'), { code: ErrorCode.MethodNotFound });
-}
-
-/**
- * `tools/call` without the Server's re-validation: registered through `setRequestHandler`, the
- * Server wraps it to parse every request with CallToolRequestSchema and every result with
- * CallToolResultSchema, which cost 0.01–0.17 ms a call (measured A/B, docs/benchmarks.md) for
- * results built here from schemas of their own. The Protocol's documented fallback handler is
- * reached only by methods with no handler of their own: it answers tools/call, checks the request
- * itself (-32602 as the Server would), and answers everything else -32601 as before. The end-to-end
- * tests check every result through the SDK's Client, which validates it against both schemas.
- */
-function answerToolCalls(deps: ServerDeps): NonNullable<Server['fallbackRequestHandler']> {
-  return async (request, extra) => {
-    if (request.method !== 'tools/call') throw methodNotFound();
-    const params = request.params;
-    if (
-      !isRecord(params) ||
-      typeof params.name !== 'string' ||
-      (params.arguments !== undefined && !isRecord(params.arguments))
-    ) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        'Invalid tools/call request: params need a string "name" and an "arguments" object (or none).',
-      );
-    }
-    return callTool(deps, params.name, params.arguments, extra.signal);
-  };
-}
-
 export function createServer(deps: ServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noSchemaValidation },
+    {
+      capabilities: { tools: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: noSchemaValidation,
+      cacheHints: LIST_CACHE_HINTS,
+    },
   );
   // The SDK reports what it could not handle (a response to an unknown id, say) only here.
   server.onerror = (error) => deps.log.debug('MCP protocol error', { error: error.message });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
-  server.fallbackRequestHandler = answerToolCalls(deps);
+  server.setRequestHandler('tools/list', () => ({ tools: listTools() }));
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(deps, request.params.name, request.params.arguments, ctx.mcpReq.signal),
+  );
   registerResources(server, deps);
   registerPrompts(server, deps);
   registerCompletions(server, deps);

@@ -8,9 +8,15 @@
  */
 
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  type Server,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from './log.js';
+import { revisionRefusal } from './protocol-revisions.js';
 import { escapeJsonText } from './text/terminal.js';
 
 /** A line longer than this is refused (and skipped) instead of buffered without bound. */
@@ -86,6 +92,20 @@ function toLine(message: unknown): string | Error {
     return `${escapeJsonText(JSON.stringify(message))}\n`;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * The value itself when it is a JSON-RPC 2.0 message, else undefined. The value, not the schema's
+ * copy: the copy rebuilds each object, and an own `__proto__` key of the client's would become the
+ * copy's prototype instead of an argument the tools refuse.
+ */
+function asMessage(value: unknown): JSONRPCMessage | undefined {
+  try {
+    parseJSONRPCMessage(value);
+    return value as JSONRPCMessage;
+  } catch {
+    return undefined;
   }
 }
 
@@ -174,8 +194,8 @@ export class StdioTransport implements Transport {
       );
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
+    const message = asMessage(value);
+    if (!message) {
       this.log.warn('stdin message is not JSON-RPC 2.0');
       this.replyError(
         idOf(value),
@@ -184,7 +204,12 @@ export class StdioTransport implements Transport {
       );
       return;
     }
-    const message = parsed.data;
+    const refusal = revisionRefusal(message);
+    if (refusal) {
+      const line = toLine(refusal);
+      if (typeof line === 'string') void this.writeLine(line);
+      return;
+    }
     if ('method' in message && 'id' in message) this.unanswered.set(message.id, message.method);
     // A cancelled request gets no answer at all; the end of input must not wait for one.
     if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
@@ -369,14 +394,33 @@ export function lastResort(
   };
 }
 
+/** What serves a stdio connection once given its transport. */
+export interface StdioServing {
+  connect(transport: Transport): Promise<void>;
+}
+
+/**
+ * Both protocol eras from one factory: the SDK's `serveStdio` pins one server per connection by its
+ * opening (`initialize`: 2025-11-25; `server/discover` or an enveloped request: 2026-07-28), over
+ * this module's transport. What it reports (a refused opening, a message for no era) goes to the
+ * log at debug: the client already got the answer.
+ */
+export function servingBothEras(factory: () => Server, log: Logger): StdioServing {
+  return {
+    async connect(transport) {
+      serveStdio(factory, {
+        transport,
+        onerror: (error) => log.debug('MCP stdio', { error: error.message }),
+      });
+    },
+  };
+}
+
 /**
  * Serves one MCP session over stdio until stdin ends, a signal arrives or the parent process goes,
  * then exits the process: within SHUTDOWN_GRACE_MS, whatever is still in flight.
  */
-export async function runStdio(
-  server: { connect(transport: Transport): Promise<void> },
-  options: StdioOptions,
-): Promise<void> {
+export async function runStdio(server: StdioServing, options: StdioOptions): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const transport = new StdioTransport(input, output, options.log);
@@ -398,8 +442,6 @@ export async function runStdio(
   const onUncaught = lastResort(options.log, () => stopping);
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
-  transport.onclose = () => stop('stdin closed');
-  transport.onerror = (error) => options.log.warn('stdio error', { error: error.message });
   // A client that vanished closes the pipe: writing to it fails with EPIPE; nothing is left to serve.
   output.on('error', () => stop('stdout closed'));
   // A closed stderr only silences the log; MCP goes on over stdout. Unheard, each failed log line
@@ -415,5 +457,15 @@ export async function runStdio(
     { intervalMs: options.parentCheckMs },
   );
   await server.connect(transport);
+  // After connect: whoever serves the connection sets its own handlers there; these run beside them.
+  const served = { onclose: transport.onclose, onerror: transport.onerror };
+  transport.onclose = () => {
+    served.onclose?.();
+    stop('stdin closed');
+  };
+  transport.onerror = (error) => {
+    served.onerror?.(error);
+    options.log.warn('stdio error', { error: error.message });
+  };
   options.log.debug('serving MCP on stdio');
 }

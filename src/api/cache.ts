@@ -66,6 +66,12 @@ export class ReadCache {
     return loaded.value;
   }
 
+  /** When the stored answer for `key` stops being fresh (epoch ms); undefined when none is stored. */
+  expiresAt(key: string): number | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.expires > this.now() ? entry.expires : undefined;
+  }
+
   private remove(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;

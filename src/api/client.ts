@@ -48,8 +48,16 @@ export interface StaleInfo {
   reason: string;
 }
 
-/** Told when a catalog read was answered from an older copy. */
-export type StaleNote = (info: StaleInfo) => void;
+/** What a caller may learn of how a catalog read was answered. */
+export interface ReadNotes {
+  /** Told when an older copy answered because the service was down. */
+  onStale?: (info: StaleInfo) => void;
+  /**
+   * Told until when the answer stays fresh (epoch ms): its cache entry's expiry, or the moment of
+   * the read when it was not kept (the cache off, a stale copy).
+   */
+  onFreshUntil?: (epochMs: number) => void;
+}
 
 export interface FeedApi {
   /** `GET /api/v1/changes`: never cached. */
@@ -58,11 +66,11 @@ export interface FeedApi {
   readChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesRead>;
   /**
    * `GET /api/v1/models`: cached for the TTL per filter set. When the service is down, an older
-   * copy may answer; `onStale` is then told how old it is and why.
+   * copy may answer; `notes.onStale` is then told how old it is and why.
    */
-  listModels(query: ModelsQuery, signal?: AbortSignal, onStale?: StaleNote): Promise<ModelsPage>;
+  listModels(query: ModelsQuery, signal?: AbortSignal, notes?: ReadNotes): Promise<ModelsPage>;
   /** `GET /api/v1/models/{slug}/history` for a catalog id: cached as listModels is. */
-  getPriceHistory(modelId: string, signal?: AbortSignal, onStale?: StaleNote): Promise<PriceHistory>;
+  getPriceHistory(modelId: string, signal?: AbortSignal, notes?: ReadNotes): Promise<PriceHistory>;
   /** The rate-limit state as the service last reported it. */
   readonly rateLimit: RateLimitInfo | undefined;
 }
@@ -152,7 +160,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     ttlMs: number,
     signal: AbortSignal | undefined,
     result: (parsed: z.infer<S>, body: unknown) => R = (parsed) => parsed as R,
-    onStale?: StaleNote,
+    notes?: ReadNotes,
   ): Promise<R> {
     const key = cacheKey(path, query);
     // Only catalog reads (ttl > 0) touch the disk: the change feed is never answered from a copy.
@@ -208,7 +216,8 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
       },
       signal,
     );
-    if (loaded.stale) onStale?.(loaded.stale);
+    if (loaded.stale) notes?.onStale?.(loaded.stale);
+    notes?.onFreshUntil?.(cache.expiresAt(key) ?? now());
     return loaded.data;
   }
 
@@ -229,7 +238,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         sent: (body as { items: Record<string, unknown>[] }).items,
       })),
     listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
-    listModels: (query, signal, onStale) =>
+    listModels: (query, signal, notes) =>
       get(
         '/api/v1/models',
         { vendor: query.vendor, maxInputPrice: query.maxInputPrice, minContext: query.minContext },
@@ -237,9 +246,9 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         options.cacheTtlMs,
         signal,
         undefined,
-        onStale,
+        notes,
       ),
-    getPriceHistory: (modelId, signal, onStale) =>
+    getPriceHistory: (modelId, signal, notes) =>
       get(
         `/api/v1/models/${historySlug(modelId)}/history`,
         {},
@@ -247,7 +256,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         options.cacheTtlMs,
         signal,
         undefined,
-        onStale,
+        notes,
       ),
     get rateLimit() {
       return http.rateLimit;

@@ -1,6 +1,6 @@
 /** `model-feed-mcp call <tool> [--arg value …] [--json]`: one tool call from the shell. */
 
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { InvalidArgumentsError } from '../errors.js';

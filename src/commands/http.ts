@@ -15,6 +15,7 @@ import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
+import { changesEventBus, honoredListen } from '../resources/listen.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
 import { lastResort } from '../stdio.js';
@@ -103,19 +104,21 @@ export async function runHttp(
   process.stderr.on('error', () => {});
 
   const runtime = await createRuntime(config, log);
+  // One poller for the subscriptions of every session and every 2026 listen, not one each: N
+  // subscribed clients cost one poll per interval, the interval the user chose or the tier's.
+  const changeSubscriptions = new ChangesSubscriptions({
+    api: runtime.api,
+    log,
+    intervalS: config.watchIntervalS,
+  });
   const deps = {
     api: runtime.api,
     log,
     version: VERSION,
     sampleData: runtime.sampleData,
     secrets,
-    // One poller for the subscriptions of every session, not one per session: N subscribed
-    // clients cost one poll per interval, the interval the user chose or the tier's.
-    changeSubscriptions: new ChangesSubscriptions({
-      api: runtime.api,
-      log,
-      intervalS: config.watchIntervalS,
-    }),
+    watchIntervalS: config.watchIntervalS,
+    changeSubscriptions,
   };
   const endpoint = await startHttpEndpoint({
     ...address,
@@ -123,6 +126,8 @@ export async function runHttp(
     keyHint: hint,
     log,
     createServer: () => createServer(deps),
+    bus: changesEventBus(changeSubscriptions),
+    prepareModern: honoredListen,
   }).catch(async (error: unknown) => {
     await runtime.close();
     throw listenError(error, address);

@@ -3,6 +3,12 @@
  * endpoint's bearer key, for clients that speak only HTTP in a network that cannot reach the
  * service. Streamable HTTP with JSON answers, through the SDK's transport.
  *
+ * Both protocol eras. A request whose body carries the 2026-07-28 envelope (`_meta` with the
+ * protocol version) goes to the SDK's `createMcpHandler`: stateless, one server per request, the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers checked against the body (400), and
+ * `subscriptions/listen` streams over SSE with keep-alive comments. Everything else is 2025 traffic,
+ * served as before:
+ *
  * Sessions, with a session-less path beside them:
  * - `initialize` opens a session (`Mcp-Session-Id`), one MCP server instance for it. A session is
  *   what lets the server speak first: `notifications/resources/updated` for a subscription travels
@@ -21,22 +27,23 @@
 
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type JSONRPCMessage,
+  type Server,
+  type ServerEventBus,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { nodeCrypto } from '../lazy-node.js';
 import type { Logger } from '../log.js';
 import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
 import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
-
-/** What the endpoint needs of an MCP server: the SDK's `Server` as `createServer(deps)` builds it. */
-export interface McpServerLike {
-  connect(transport: Transport): Promise<void>;
-  close(): Promise<void>;
-}
+import { answerWithoutSession, sendWebResponse, toWebRequest } from './web.js';
 
 export interface HttpEndpointOptions extends ListenAddress {
   /** A fresh MCP server: one per session, or per session-less request. */
-  createServer: () => McpServerLike;
+  createServer: () => Server;
   /** The one key accepted as `Authorization: Bearer <key>`. */
   key: string;
   /** Where the key comes from, for the 401 text: e.g. "the value of MODEL_FEED_API_KEY". */
@@ -50,6 +57,12 @@ export interface HttpEndpointOptions extends ListenAddress {
   idleSessionMs?: number;
   /** How long requests in flight may take to finish on close before sockets are cut. @default 250 */
   closeGraceMs?: number;
+  /** Comment frames on a quiet SSE stream, so that proxies keep it open. @default 15 s */
+  keepAliveMs?: number;
+  /** What 2026 `subscriptions/listen` streams hear from. @default the SDK's in-process bus */
+  bus?: ServerEventBus;
+  /** Applied to each 2026 message before the SDK reads it (resources/listen.ts trims listens). */
+  prepareModern?: (message: JSONRPCMessage) => JSONRPCMessage;
 }
 
 export interface HttpEndpoint {
@@ -67,6 +80,7 @@ export const HTTP_DEFAULTS = {
   maxSessions: 100,
   idleSessionMs: 30 * 60_000,
   closeGraceMs: 250,
+  keepAliveMs: 15_000,
 } as const;
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -74,8 +88,8 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 interface Session {
   id: string;
-  server: McpServerLike;
-  transport: StreamableHTTPServerTransport;
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
   /** GET streams open now: a client holding one is alive, whatever its silence. */
   streams: number;
@@ -104,6 +118,12 @@ const rpcError = (res: ServerResponse, status: number, code: number, message: st
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 
 const digest = (text: string): Buffer => nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
+
+/** A request read: its body as text and as JSON. */
+interface ReadBody {
+  text: string;
+  body: unknown;
+}
 
 /** The request body as text, or `tooLarge` once it passes `max` bytes (declared or received). */
 async function readBody(req: IncomingMessage, max: number): Promise<string | { tooLarge: true }> {
@@ -143,6 +163,16 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const maxSessions = options.maxSessions ?? HTTP_DEFAULTS.maxSessions;
   const idleSessionMs = options.idleSessionMs ?? HTTP_DEFAULTS.idleSessionMs;
   const closeGraceMs = options.closeGraceMs ?? HTTP_DEFAULTS.closeGraceMs;
+  const keepAliveMs = options.keepAliveMs ?? HTTP_DEFAULTS.keepAliveMs;
+  const reportTransportError = (error: Error) => log.debug('MCP transport', { error: error.message });
+  // 2026-07-28: one server per request, from the same factory; 2025 traffic never reaches it.
+  const modern = createMcpHandler(() => options.createServer(), {
+    legacy: 'reject',
+    onerror: reportTransportError,
+    maxRequestBodySize: maxBodyBytes,
+    keepAliveMs,
+    ...(options.bus && { bus: options.bus }),
+  });
   // Compared as SHA-256 digests: equal lengths, so timingSafeEqual applies and the time taken
   // says nothing about how much of a guess was right.
   const keyDigest = digest(options.key);
@@ -194,10 +224,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   }
 
   /** Reads and parses a POST body; answers 413 or 400 itself and returns undefined then. */
-  async function parsedBody(
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<{ body: unknown } | undefined> {
+  async function parsedBody(req: IncomingMessage, res: ServerResponse): Promise<ReadBody | undefined> {
     const text = await readBody(req, maxBodyBytes);
     if (typeof text !== 'string') {
       // The rest of the body is never read: the connection ends with this answer.
@@ -207,11 +234,25 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       return undefined;
     }
     try {
-      return { body: JSON.parse(text) };
+      return { text, body: JSON.parse(text) };
     } catch {
       rpcError(res, 400, -32700, 'Parse error: Invalid JSON');
       return undefined;
     }
+  }
+
+  /** Hands a request to a 2025 transport and writes its answer; a stream stays open as long as it runs. */
+  async function handOver(
+    transport: WebStandardStreamableHTTPServerTransport,
+    req: IncomingMessage,
+    res: ServerResponse,
+    read?: ReadBody,
+  ): Promise<void> {
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const request = toWebRequest(req, read?.text, gone.signal);
+    const response = await transport.handleRequest(request, read && { parsedBody: read.body });
+    await sendWebResponse(response, res);
   }
 
   async function serveSession(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -222,28 +263,29 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         session.streams -= 1;
         session.lastSeen = Date.now();
       });
-      await session.transport.handleRequest(req, res);
+      await handOver(session.transport, req, res);
       return;
     }
     if (req.method === 'POST') {
       const parsed = await parsedBody(req, res);
-      if (parsed) await session.transport.handleRequest(req, res, parsed.body);
+      if (parsed) await handOver(session.transport, req, res, parsed);
     } else {
-      await session.transport.handleRequest(req, res);
+      await handOver(session.transport, req, res);
     }
     session.lastSeen = Date.now();
   }
 
-  async function openSession(body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function openSession(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (sessions.size >= maxSessions) {
       const oldest = [...sessions.values()].reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
       closeSession(oldest.id, `more than ${maxSessions} sessions`);
     }
     const server = options.createServer();
     let session: Session | undefined;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => nodeCrypto().randomUUID(),
       enableJsonResponse: true,
+      keepAliveMs,
       onsessioninitialized: (id) => {
         session = { id, server, transport, lastSeen: Date.now(), streams: 0 };
         sessions.set(id, session);
@@ -251,26 +293,34 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       },
       onsessionclosed: (id) => closeSession(id, 'closed by the client'),
     });
-    transport.onerror = (error) => log.debug('MCP transport', { error: error.message });
+    transport.onerror = reportTransportError;
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await handOver(transport, req, res, read);
     } finally {
       // An initialize that was refused or failed opened no session: nothing may keep its server.
       if (session === undefined || closing) void server.close().catch(() => {});
     }
   }
 
-  async function serveOnce(body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serveOnce(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const server = options.createServer();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    transport.onerror = (error) => log.debug('MCP transport', { error: error.message });
     res.once('close', () => void server.close().catch(() => {}));
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const request = toWebRequest(req, read.text);
+    await sendWebResponse(await answerWithoutSession(server, request, read.body, reportTransportError), res);
+  }
+
+  async function serveModern(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const prepare = options.prepareModern;
+    // A message that is not an object is left for the SDK to refuse.
+    const body =
+      prepare && typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body)
+        ? prepare(read.body as JSONRPCMessage)
+        : read.body;
+    const response = await modern.fetch(toWebRequest(req, read.text, gone.signal), { parsedBody: body });
+    await sendWebResponse(response, res);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -311,8 +361,11 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     }
     const parsed = await parsedBody(req, res);
     if (!parsed) return;
-    if (isInitialize(parsed.body)) await openSession(parsed.body, req, res);
-    else await serveOnce(parsed.body, req, res);
+    // The body decides the era, as the SDK's own entry decides it.
+    const legacy = await isLegacyRequest(toWebRequest(req, parsed.text), parsed.body);
+    if (!legacy) await serveModern(parsed, req, res);
+    else if (isInitialize(parsed.body)) await openSession(parsed, req, res);
+    else await serveOnce(parsed, req, res);
   }
 
   // Loaded here: the stdio server, which shares this bundle, never needs an HTTP server.
@@ -338,7 +391,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       sessions.clear();
       // Closing a session's server ends its GET stream and its subscription; the shared poller
       // stops with the last one.
-      await Promise.allSettled(open.map((session) => session.server.close()));
+      await Promise.allSettled([...open.map((session) => session.server.close()), modern.close()]);
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeIdleConnections();

@@ -4,13 +4,7 @@
  * module and one line in PROMPTS.
  */
 
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  type Prompt,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type Prompt, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import { requestError, toRequestError } from '../request-errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import { parseArguments, shown } from '../tools/arguments.js';
@@ -65,13 +59,13 @@ function givenArguments(raw: Record<string, string> | undefined): Record<string,
 
 export function registerPrompts(server: Server, deps: ServerDeps): void {
   server.registerCapabilities({ prompts: {} });
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name } = request.params;
     const prompt = PROMPTS.find((p) => p.name === name);
     if (!prompt) {
       throw requestError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         `Unknown prompt ${shown(name)}. Available prompts: ${PROMPTS.map((p) => p.name).join(', ')}.`,
       );
     }
@@ -84,12 +78,12 @@ export function registerPrompts(server: Server, deps: ServerDeps): void {
       );
       return await prompt.build(args, {
         api: deps.api,
-        signal: extra.signal,
+        signal: ctx.mcpReq.signal,
         now: Date.now(),
         sampleData: deps.sampleData === true,
       });
     } catch (error) {
-      throw toRequestError(error, `prompts/get ${prompt.name}`, extra.signal, deps);
+      throw toRequestError(error, `prompts/get ${prompt.name}`, ctx.mcpReq.signal, deps);
     }
   });
 }

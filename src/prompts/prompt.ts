@@ -1,6 +1,6 @@
 /** The shape of one prompt module, like a tool's (tools/tool.ts): what it is, and what builds it. */
 
-import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { FeedApi } from '../api/client.js';
 import { once } from '../once.js';

@@ -3,7 +3,7 @@
  * to subscribe to: a client re-reads it when told it was updated.
  */
 
-import type { Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { Resource } from '@modelcontextprotocol/server';
 import type { ChangesPage, FeedApi } from '../api/client.js';
 
 export const CHANGES_URI = 'model-feed://changes';

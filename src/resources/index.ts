@@ -5,20 +5,17 @@
  * as the tools, and spend the same upstream calls as the matching tool.
  */
 
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
+  type CacheHint,
+  ProtocolErrorCode,
   type ReadResourceResult,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Server,
+} from '@modelcontextprotocol/server';
 import { AbortedError } from '../errors.js';
 import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import { inline } from '../text/change-line.js';
+import { changesFreshMs, readHint } from './cache-hints.js';
 import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';
 import { ChangesSubscriptions } from './changes-subscriptions.js';
 import { MODEL_URI_TEMPLATE, modelIdFromUri, modelTemplate, modelUri, readModel } from './model.js';
@@ -37,24 +34,43 @@ function notFound(uri: string): Error {
   );
 }
 
-function json(uri: string, value: unknown, deps: ServerDeps): ReadResourceResult {
+function json(uri: string, value: unknown, deps: ServerDeps, hint?: CacheHint): ReadResourceResult {
   return {
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }],
+    ...hint,
     // The key server.ts puts on tool results (SAMPLE_DATA_META_KEY), spelled out: importing it
     // from server.ts would make a cycle of modules.
     ...(deps.sampleData && { _meta: { 'modelFeed/sampleData': true } }),
   };
 }
 
+/**
+ * One read. With `hinted` (a 2026-07-28 request) the result carries its cache hint (cache-hints.ts);
+ * a 2025 result carries none, as before.
+ */
 export async function readResource(
   deps: ServerDeps,
   uri: string,
   signal: AbortSignal,
+  hinted = false,
 ): Promise<ReadResourceResult> {
   try {
-    if (uri === CHANGES_URI) return json(uri, await readRecentChanges(deps.api, signal), deps);
+    if (uri === CHANGES_URI) {
+      const page = await readRecentChanges(deps.api, signal);
+      const now = Date.now();
+      const hint = hinted ? readHint(now + changesFreshMs(deps.api, deps.watchIntervalS), now) : undefined;
+      return json(uri, page, deps, hint);
+    }
     const id = modelIdFromUri(uri);
-    if (id !== undefined) return json(uri, await readModel(deps.api, uri, id, signal), deps);
+    if (id !== undefined) {
+      // The read is as fresh as the least fresh answer it was made of.
+      let freshUntil = Number.POSITIVE_INFINITY;
+      const onFreshUntil = (until: number) => {
+        freshUntil = Math.min(freshUntil, until);
+      };
+      const model = await readModel(deps.api, uri, id, signal, { onFreshUntil });
+      return json(uri, model, deps, hinted ? readHint(freshUntil, Date.now()) : undefined);
+    }
   } catch (error) {
     throw toRequestError(error, `resources/read ${uri}`, signal, deps);
   }
@@ -75,33 +91,34 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
       deps.log.debug('resource update not sent', { error: String(error) });
     });
   };
-  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     const { uri } = request.params;
     if (uri !== CHANGES_URI) {
       throw requestError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         `Cannot subscribe to ${inline(uri)}: only ${CHANGES_URI} sends updates.`,
         { uri },
       );
     }
     // The first poll sets the cursor: every change after this answer is announced.
     const wasSubscribed = subscriptions.has(notify);
+    const signal = ctx.mcpReq.signal;
     const cancelled = new Promise<undefined>((resolve) => {
-      extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      signal.addEventListener('abort', () => resolve(undefined), { once: true });
     });
     const fatal = await Promise.race([subscriptions.subscribe(notify), cancelled]);
-    if (extra.signal.aborted) {
+    if (signal.aborted) {
       // A subscribe cancelled before its answer leaves no subscription behind (the SDK sends nothing).
       if (!wasSubscribed) subscriptions.unsubscribe(notify);
       throw new AbortedError();
     }
     if (fatal) {
       subscriptions.unsubscribe(notify);
-      throw toRequestError(fatal, 'resources/subscribe', extra.signal, deps);
+      throw toRequestError(fatal, 'resources/subscribe', signal, deps);
     }
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/unsubscribe', (request) => {
     if (request.params.uri === CHANGES_URI) subscriptions.unsubscribe(notify);
     return {};
   });
@@ -118,10 +135,11 @@ export function registerResources(server: Server, deps: ServerDeps): void {
   // /api/mcp) has no session to send them on.
   const subscribe = deps.subscriptions !== false;
   server.registerCapabilities({ resources: { subscribe } });
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    readResource(deps, request.params.uri, extra.signal),
+  server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: TEMPLATES }));
+  server.setRequestHandler('resources/read', (request, ctx) =>
+    // A 2026-07-28 request carries its envelope; a 2025 one never does.
+    readResource(deps, request.params.uri, ctx.mcpReq.signal, ctx.mcpReq.envelope !== undefined),
   );
   if (subscribe) registerSubscriptions(server, deps);
 }

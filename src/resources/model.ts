@@ -5,8 +5,8 @@
  * with a bare slash is read as well, since people type URIs by hand.
  */
 
-import type { ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import type { FeedApi } from '../api/client.js';
+import type { ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
+import type { FeedApi, ReadNotes } from '../api/client.js';
 import { RESOURCE_NOT_FOUND, requestError } from '../request-errors.js';
 import { inline } from '../text/change-line.js';
 import { getModel } from '../tools/get-model.js';
@@ -61,6 +61,7 @@ export async function readModel(
   uri: string,
   id: string,
   signal: AbortSignal,
+  notes?: ReadNotes,
 ): Promise<ModelRecord> {
   if (id === '' || id.length > MAX_ID_LENGTH) {
     throw requestError(
@@ -69,7 +70,7 @@ export async function readModel(
       { uri },
     );
   }
-  const outcome = await getModel.run({ id }, { api, signal });
+  const outcome = await getModel.run({ id }, { api, signal, ...(notes && { notes }) });
   const { catalogStatus, suggestions } = outcome.structured;
   if (catalogStatus === 'listed') return outcome.structured;
   throw requestError(

@@ -1,18 +1,23 @@
 /**
  * The hosted tool endpoint, `POST /api/mcp`, as the sandbox serves it: the runner's own MCP server
- * (same tool definitions, same handlers) over the SDK's Streamable HTTP transport, stateless, with
- * JSON answers. Each request calls this sandbox's REST API with the caller's key, as the hosted
- * endpoint calls the service's. Host and Origin are checked before it (app.ts, against DNS
- * rebinding), as `--http` checks them.
+ * (same tool definitions, same handlers), stateless in both protocol eras, with JSON answers: a
+ * 2026-07-28 request (its body carries the envelope) through the SDK's `createMcpHandler`, a 2025
+ * one through a transport of its own, as `--http` answers one without a session. Each request
+ * calls this sandbox's REST API with the caller's key, as the hosted endpoint calls the service's.
+ * Host and Origin are checked before it (app.ts, against DNS rebinding), as `--http` checks them.
  */
 
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createApiClient } from '../api/client.js';
 import { DEFAULTS } from '../config.js';
+import { answerWithoutSession, sendWebResponse, toWebRequest } from '../http/web.js';
 import { silentLogger } from '../log.js';
 import { createServer } from '../server.js';
 import { USER_AGENT, VERSION } from '../version.js';
 import type { McpHandler } from './app.js';
+
+/** MCP messages are small; the SDK answers 413 past this. */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createMcpEndpoint(baseUrl: () => string): McpHandler {
   return async (req, res, key) => {
@@ -27,15 +32,25 @@ export function createMcpEndpoint(baseUrl: () => string): McpHandler {
       proxyLabel: undefined,
       log: silentLogger,
     });
-    const server = createServer({ api, log: silentLogger, version: VERSION, subscriptions: false });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+    const build = () => createServer({ api, log: silentLogger, version: VERSION, subscriptions: false });
+    const gone = new AbortController();
+    const request = toWebRequest(req, undefined, gone.signal);
+    // A body past the bound reads as modern, where the SDK answers 413.
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: MAX_BODY_BYTES })) {
+      const server = build();
+      res.once('close', () => void server.close().catch(() => {}));
+      await sendWebResponse(await answerWithoutSession(server, request, undefined, () => {}), res);
+      return;
+    }
+    const handler = createMcpHandler(build, {
+      legacy: 'reject',
+      responseMode: 'json',
+      maxRequestBodySize: MAX_BODY_BYTES,
     });
     res.once('close', () => {
-      void server.close();
+      gone.abort();
+      void handler.close();
     });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await sendWebResponse(await handler.fetch(request), res);
   };
 }

@@ -34,12 +34,12 @@ export const getModel = defineTool({
       id: z.string().trim().min(1).max(200).describe('e.g. openai/gpt-4o or deepseek-ai/DeepSeek-R1'),
     }),
   output: () => outputSchemas().GetModelOutput,
-  async run({ id }, { api, signal, onStale }) {
-    const catalog = await api.listModels({}, signal, onStale);
+  async run({ id }, { api, signal, notes }) {
+    const catalog = await api.listModels({}, signal, notes);
     const match = findModel(catalog.items, id);
     if (!match) return notListed(id, closestIds(catalog.items, id));
     try {
-      const priceHistory = await api.getPriceHistory(match.model.id, signal, onStale);
+      const priceHistory = await api.getPriceHistory(match.model.id, signal, notes);
       const how = match.matchedBy === 'id' ? 'catalog id' : 'Hugging Face id';
       return {
         structured: { catalogStatus: 'listed', matchedBy: match.matchedBy, model: match.model, priceHistory },

@@ -19,8 +19,8 @@ export const searchModels = defineTool({
       limit: z.number().int().min(1).max(100).optional().describe('Max models returned (default 20).'),
     }),
   output: () => outputSchemas().ModelsOutput,
-  async run({ limit = DEFAULT_LIMIT, ...filters }, { api, signal, onStale }) {
-    const page = await api.listModels(filters, signal, onStale);
+  async run({ limit = DEFAULT_LIMIT, ...filters }, { api, signal, notes }) {
+    const page = await api.listModels(filters, signal, notes);
     // The service filters and orders; the runner only cuts the list, and keeps the service's total.
     const items = page.items.slice(0, limit);
     return { structured: { ...page, items }, text: renderModels(items, page.total, filters) };

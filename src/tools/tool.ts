@@ -1,7 +1,7 @@
 /** The shape of one tool module: everything a tool is, beside the handler that runs it. */
 
 import type { z } from 'zod';
-import type { FeedApi, StaleNote } from '../api/client.js';
+import type { FeedApi, ReadNotes } from '../api/client.js';
 import { once } from '../once.js';
 
 export interface ToolContext {
@@ -9,10 +9,11 @@ export interface ToolContext {
   /** Aborts when the client cancels the call; passed to every upstream request. */
   signal: AbortSignal;
   /**
-   * Passed to catalog reads: told when an older copy answered because the service is down. Tool
-   * calls say so in their result; resources and prompts embed the data as it is.
+   * Passed to catalog reads: told when an older copy answered because the service is down (tool
+   * calls say so in their result; resources and prompts embed the data as it is), and until when
+   * each answer is fresh (a resource read's cache hint).
    */
-  onStale?: StaleNote;
+  notes?: ReadNotes;
 }
 
 export interface ToolOutcome {

@@ -3,14 +3,13 @@
  * setting can leak in from the shell), driven by the SDK's own Client over stdio.
  */
 
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 export const BIN = fileURLToPath(new URL('../../bin/model-feed-mcp.cjs', import.meta.url));
 /** The Node that runs the CLI: this one, or another given by E2E_NODE (CI runs the suite on Node 24 too). */
@@ -54,13 +53,43 @@ export async function connectCli(env: Record<string, string>, args: string[] = [
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   const protocolErrors: Error[] = [];
   client.onerror = (error) => protocolErrors.push(error);
+  reportNonJsonLines(transport, (line) => protocolErrors.push(new Error(`not JSON on stdout: ${line}`)));
   await client.connect(transport);
   return {
     client,
     stderr: () => stderr,
     protocolErrors,
-    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }),
     close: () => client.close(),
+  };
+}
+
+/**
+ * The v2 SDK's stdio transport skips a stdout line that is not JSON without a word (v1 reported it
+ * through onerror, which is what protocolErrors collected), so the harness reads the CLI's stdout
+ * alongside it and reports every such line itself. A line that is JSON but not JSON-RPC still
+ * reaches onerror through the SDK.
+ */
+function reportNonJsonLines(transport: StdioClientTransport, report: (line: string) => void): void {
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    // The transport keeps its child process private; without it this check would pass silently.
+    const stdout = (transport as unknown as { _process?: ChildProcess })._process?.stdout;
+    if (!stdout) throw new Error('the harness cannot read the CLI stdout beside StdioClientTransport');
+    let pending = Buffer.alloc(0);
+    stdout.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (let end = pending.indexOf(0x0a); end !== -1; end = pending.indexOf(0x0a)) {
+        const line = pending.toString('utf8', 0, end).replace(/\r$/, '');
+        pending = pending.subarray(end + 1);
+        try {
+          JSON.parse(line);
+        } catch {
+          report(line);
+        }
+      }
+    });
   };
 }
 

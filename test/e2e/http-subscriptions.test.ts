@@ -4,9 +4,7 @@
  * However many sessions subscribe, one poller follows the feed, at the interval the user chose.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { eventually, scrubbedEnv } from './harness.js';
@@ -39,7 +37,7 @@ async function openSession(url: string): Promise<HttpSession> {
     requestInit: { headers: { authorization: `Bearer ${sandbox.key}` } },
   });
   const updates: number[] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+  client.setNotificationHandler('notifications/resources/updated', (n) => {
     expect(n.params.uri).toBe(CHANGES);
     updates.push(performance.now());
   });

@@ -3,7 +3,6 @@
  * in-process sandbox on the pro tier, with `--watch-interval 1`.
  */
 
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { connectCli, INITIALIZE, INITIALIZED, request, scrubbedEnv, spawnRaw } from './harness.js';
@@ -39,7 +38,7 @@ describe('resources, prompts and completions over stdio (built CLI, sandbox)', (
     const session = await connectCli(env, ARGS);
     try {
       const updates: number[] = [];
-      session.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      session.client.setNotificationHandler('notifications/resources/updated', (n) => {
         expect(n.params.uri).toBe('model-feed://changes');
         updates.push(performance.now());
       });

@@ -4,8 +4,7 @@
  * an in-process sandbox. The built CLI is tested end to end in test/e2e/http.test.ts.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { type HttpEndpoint, type HttpEndpointOptions, startHttpEndpoint } from '../../src/http/server.js';

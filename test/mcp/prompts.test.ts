@@ -1,4 +1,4 @@
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { connect, rejection, sandboxApi } from './support.js';
@@ -85,8 +85,9 @@ describe('prompts over a real MCP client (in memory, against the sandbox)', () =
     const { get, close } = await session();
     const days = await rejection(get('whats_new', { days: 'abc' }));
     expect(days.code).toBe(-32602);
+    // Word for word what the server sent: the v2 client no longer prefixes "MCP error -32602: ".
     expect(days.message).toBe(
-      'MCP error -32602: Invalid arguments for whats_new: "days" is "abc"; allowed: an integer from 1 to 365.',
+      'Invalid arguments for whats_new: "days" is "abc"; allowed: an integer from 1 to 365.',
     );
     const type = await rejection(get('whats_new', { type: 'launch' }));
     expect(type.message).toContain(

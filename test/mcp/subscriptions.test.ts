@@ -1,4 +1,3 @@
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { unavailableApi } from '../../src/api/client.js';
 import { ConfigError } from '../../src/errors.js';
@@ -29,7 +28,7 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
   it('subscribe → a published change is announced once; unsubscribe → no more requests', async () => {
     const { client, close } = await connect(sandboxApi(sandbox), { watchIntervalS: 1 });
     const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
       updates.push(n.params.uri);
     });
     // Nothing polls before a subscription.
@@ -73,7 +72,7 @@ describe('subscriptions over a real MCP client (in memory, against the sandbox)'
     ];
     const updates = [0, 0];
     sessions.forEach(({ client }, i) => {
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+      client.setNotificationHandler('notifications/resources/updated', () => {
         updates[i]! += 1;
       });
     });

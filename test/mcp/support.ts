@@ -4,10 +4,7 @@
  * upstream request is counted in `sandbox.requests`.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -26,9 +23,12 @@ export function sandboxApi(sandbox: Sandbox, cacheTtlMs = 60_000): FeedApi {
   });
 }
 
+/** Whatever createServer builds (the SDK's low-level Server). */
+type CreatedServer = ReturnType<typeof createServer>;
+
 export interface Session {
   client: Client;
-  server: Server;
+  server: CreatedServer;
   /** Every message the server sent, in order. */
   sent: JSONRPCMessage[];
   close(): Promise<void>;
@@ -48,7 +48,7 @@ export async function connect(api: FeedApi, deps: Partial<ServerDeps> = {}): Pro
   return { client, server, sent, close: () => client.close() };
 }
 
-/** What a promise rejected with (for protocol errors the client raises as McpError). */
+/** What a promise rejected with (for protocol errors the client raises as ProtocolError). */
 export async function rejection(
   promise: Promise<unknown>,
 ): Promise<{ code?: number; message: string; data?: unknown }> {

@@ -4,8 +4,7 @@
  * been asked for QUIET_MS. Never while a call is in flight; never again once the cache is done.
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedApi } from '../../src/api/client.js';
 import { type CodeCache, withCodeCache } from '../../src/code-cache-hook.js';
@@ -154,9 +153,7 @@ describe('withQuietMoments', () => {
     await client.listTools();
     gated.hold();
     const abort = new AbortController();
-    const call = client.callTool({ name: 'search_models', arguments: {} }, undefined, {
-      signal: abort.signal,
-    });
+    const call = client.callTool({ name: 'search_models', arguments: {} }, { signal: abort.signal });
     await settle();
     abort.abort();
     await expect(call).rejects.toThrow();

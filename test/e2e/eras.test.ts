@@ -1,0 +1,294 @@
+/**
+ * Both protocol eras from the built CLI: a 2026-07-28 opening (`server/discover`, or the v2 client
+ * with `versionNegotiation: 'auto'`) beside the 2025 `initialize`, over stdio, `--http` and the
+ * sandbox's `/api/mcp`, against a pro-tier sandbox in this process that records what reaches it.
+ * The tools answer alike in both; 2026 results carry `resultType`, `serverInfo` and truthful cache
+ * hints; `subscriptions/listen` hears of a change and stops the polling when it ends.
+ */
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { BIN, eventually, NODE, type RawProcess, request, scrubbedEnv, spawnRaw } from './harness.js';
+import { type HttpCli, startHttpCli } from './http-support.js';
+
+const REVISION = '2026-07-28';
+const CHANGES = 'model-feed://changes';
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': REVISION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'e2e-raw', version: '1' },
+};
+/** A request line in the 2026 envelope, or naming `revision` instead. */
+const enveloped = (id: number, method: string, params: Record<string, unknown> = {}, revision = REVISION) =>
+  request(id, method, {
+    ...params,
+    _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': revision },
+  });
+
+const CALLS = [
+  { name: 'list_model_changes', arguments: { limit: 3 } },
+  { name: 'get_model', arguments: { id: 'openai/gpt-4o' } },
+  { name: 'search_models', arguments: { vendor: 'openai', limit: 2 } },
+];
+
+let sandbox: Sandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ tier: 'pro' });
+  env = scrubbedEnv({ MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url });
+});
+afterAll(() => sandbox.close());
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const feedRequests = () => sandbox.requests.filter((r) => r.path === '/api/v1/changes').length;
+
+type Negotiation = 'auto' | 'legacy';
+
+function newClient(mode: Negotiation): Client {
+  return new Client({ name: 'e2e-eras', version: '1' }, { versionNegotiation: { mode } });
+}
+
+async function stdioClient(mode: Negotiation, args: string[] = []): Promise<Client> {
+  const client = newClient(mode);
+  await client.connect(
+    new StdioClientTransport({ command: NODE, args: [BIN, ...args], env, stderr: 'pipe' }),
+  );
+  return client;
+}
+
+async function httpClient(mode: Negotiation, url: string): Promise<Client> {
+  const client = newClient(mode);
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${sandbox.key}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** What a user of each tool gets: its structured content and its text, per call. */
+async function answers(client: Client) {
+  const out = [];
+  for (const call of CALLS) {
+    const result = await client.callTool(call);
+    expect(result.isError).toBeFalsy();
+    out.push({ structured: result.structuredContent, content: result.content });
+  }
+  return out;
+}
+
+describe('a 2026-07-28 opening on stdio (raw lines)', () => {
+  let raw: RawProcess;
+  beforeAll(() => {
+    raw = spawnRaw(env);
+  });
+  afterAll(() => {
+    raw.child.stdin.end();
+    return raw.exited;
+  });
+
+  it('server/discover first: 2026-07-28 among the versions, resultType, serverInfo, a public hint', async () => {
+    raw.send(enveloped(1, 'server/discover'));
+    const discover = (await raw.answer(1)).result as Record<string, unknown>;
+    expect(discover.supportedVersions).toContain(REVISION);
+    expect(discover.resultType).toBe('complete');
+    expect(discover._meta).toMatchObject({
+      'io.modelcontextprotocol/serverInfo': { name: 'model-feed-mcp' },
+    });
+    expect(discover).toMatchObject({ cacheScope: 'public' });
+    expect(discover.ttlMs).toBeGreaterThan(0);
+  });
+
+  it('lists are public and fresh for a while; a read is private', async () => {
+    for (const [id, method] of [
+      [2, 'tools/list'],
+      [3, 'prompts/list'],
+      [4, 'resources/list'],
+      [5, 'resources/templates/list'],
+    ] as const) {
+      raw.send(enveloped(id, method));
+      const result = (await raw.answer(id)).result as Record<string, unknown>;
+      expect(result, method).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
+      expect(result.ttlMs, method).toBeGreaterThan(0);
+    }
+    raw.send(enveloped(6, 'resources/read', { uri: 'model-feed://models/openai%2Fgpt-4o' }));
+    const model = (await raw.answer(6)).result as Record<string, unknown>;
+    expect(model.cacheScope).toBe('private');
+    // What is left of the catalog answers it was read from: at most the 60 s cache lifetime.
+    expect(model.ttlMs).toBeGreaterThan(50_000);
+    expect(model.ttlMs).toBeLessThanOrEqual(60_000);
+    raw.send(enveloped(7, 'resources/read', { uri: CHANGES }));
+    const changes = (await raw.answer(7)).result as Record<string, unknown>;
+    expect(changes.cacheScope).toBe('private');
+    // Until the next poll could see something new: the pro tier's interval (feed/schedule.ts).
+    expect(changes.ttlMs).toBe(4000);
+  });
+
+  it('a request naming an unknown revision gets -32022 naming the supported ones, also once pinned', async () => {
+    raw.send(enveloped(8, 'tools/list', {}, '2099-01-01'));
+    const refused = (await raw.answer(8)).error as { code: number; data: { supported: string[] } };
+    expect(refused.code).toBe(-32022);
+    expect(refused.data.supported).toEqual([REVISION]);
+  });
+
+  it('an unknown resource is -32602, as 2026-07-28 says', async () => {
+    raw.send(enveloped(9, 'resources/read', { uri: 'model-feed://nothing' }));
+    expect(((await raw.answer(9)).error as { code: number }).code).toBe(-32602);
+  });
+});
+
+it('the SDK refuses an unknown revision on a first message with the revisions we list ourselves', async () => {
+  const raw = spawnRaw(env);
+  raw.send(enveloped(1, 'tools/list', {}, '2099-01-01'));
+  const refused = (await raw.answer(1)).error as { code: number; data: { supported: string[] } };
+  expect(refused.data.supported).toEqual([REVISION]);
+  raw.child.stdin.end();
+  await raw.exited;
+});
+
+it('the cache off: a model read is fresh for 0 ms', async () => {
+  const raw = spawnRaw(env, ['--cache-ttl', '0']);
+  raw.send(enveloped(1, 'resources/read', { uri: 'model-feed://models/openai%2Fgpt-4o' }));
+  expect((await raw.answer(1)).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+  raw.child.stdin.end();
+  await raw.exited;
+});
+
+describe('the v2 client, versionNegotiation auto and legacy, same answers', () => {
+  it('stdio: auto negotiates 2026-07-28 and gets what legacy gets', async () => {
+    const modern = await stdioClient('auto');
+    const legacy = await stdioClient('legacy');
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).toBe(REVISION);
+      expect(modern.getProtocolEra()).toBe('modern');
+      expect(legacy.getProtocolEra()).toBe('legacy');
+      expect((await modern.listTools()).tools).toEqual((await legacy.listTools()).tools);
+      expect(await answers(modern)).toEqual(await answers(legacy));
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+  });
+
+  it('--http and the sandbox /api/mcp: auto negotiates 2026-07-28, with the same answers as stdio', async () => {
+    const cli = await startHttpCli(env);
+    const clients = [
+      await httpClient('auto', cli.url),
+      await httpClient('legacy', cli.url),
+      await httpClient('auto', `${sandbox.url}/api/mcp`),
+      await httpClient('legacy', `${sandbox.url}/api/mcp`),
+    ];
+    const stdio = await stdioClient('legacy');
+    try {
+      expect(clients.map((client) => client.getProtocolEra())).toEqual([
+        'modern',
+        'legacy',
+        'modern',
+        'legacy',
+      ]);
+      const expected = await answers(stdio);
+      for (const client of clients) expect(await answers(client)).toEqual(expected);
+    } finally {
+      await Promise.all([...clients.map((client) => client.close()), stdio.close()]);
+      await cli.stop();
+    }
+  });
+});
+
+describe('subscriptions/listen on model-feed://changes', () => {
+  it('stdio: acknowledges exactly what is honoured, hears a change with its subscription id, stops polling on cancel', async () => {
+    const client = await stdioClient('auto', ['--watch-interval', '1']);
+    const updates: Record<string, unknown>[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updates.push(notification.params as Record<string, unknown>);
+    });
+    try {
+      sandbox.clearRequests();
+      const subscription = await client.listen({
+        resourceSubscriptions: [CHANGES, 'model-feed://models/openai%2Fgpt-4o'],
+      });
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [CHANGES] });
+      await eventually(() => feedRequests() >= 1, 'the first poll');
+      sandbox.publish('price_change');
+      await eventually(() => updates.length > 0, 'an update within the poll interval', 3000);
+      expect(updates[0]).toMatchObject({ uri: CHANGES });
+      expect(Object.keys((updates[0]?._meta ?? {}) as object)).toContain(
+        'io.modelcontextprotocol/subscriptionId',
+      );
+
+      await subscription.close();
+      await pause(300);
+      const after = feedRequests();
+      await pause(2500);
+      expect(feedRequests()).toBe(after);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('stdio: a listen for nothing this server changes is acknowledged empty and polls nothing', async () => {
+    const client = await stdioClient('auto', ['--watch-interval', '1']);
+    try {
+      sandbox.clearRequests();
+      const subscription = await client.listen({ resourceSubscriptions: ['model-feed://models/x'] });
+      expect(subscription.honoredFilter).toEqual({});
+      await pause(1500);
+      expect(feedRequests()).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('--http: hears a change over its SSE stream; closing the stream stops the polling', async () => {
+    const cli: HttpCli = await startHttpCli(env, ['--watch-interval', '1']);
+    const client = await httpClient('auto', cli.url);
+    const updates: unknown[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updates.push(notification.params);
+    });
+    try {
+      sandbox.clearRequests();
+      const subscription = await client.listen({ resourceSubscriptions: [CHANGES] });
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [CHANGES] });
+      await eventually(() => feedRequests() >= 1, 'the first poll');
+      sandbox.publish('new_model');
+      await eventually(() => updates.length > 0, 'an update within the poll interval', 3000);
+      await subscription.close();
+      await pause(300);
+      const after = feedRequests();
+      await pause(2500);
+      expect(feedRequests()).toBe(after);
+    } finally {
+      await client.close();
+      await cli.stop();
+    }
+  });
+});
+
+describe('--http 2026 requests', () => {
+  it('a Mcp-Method header that disagrees with the body gets 400; a request without the key 401', async () => {
+    const cli = await startHttpCli(env);
+    try {
+      const post = (headers: Record<string, string>) =>
+        fetch(cli.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': REVISION,
+            ...headers,
+          },
+          body: enveloped(1, 'tools/list'),
+        });
+      const mismatch = await post({ authorization: `Bearer ${sandbox.key}`, 'mcp-method': 'prompts/list' });
+      expect(mismatch.status).toBe(400);
+      const ok = await post({ authorization: `Bearer ${sandbox.key}`, 'mcp-method': 'tools/list' });
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { result: { resultType: string } }).result.resultType).toBe('complete');
+      expect((await post({ 'mcp-method': 'tools/list' })).status).toBe(401);
+    } finally {
+      await cli.stop();
+    }
+  });
+});
