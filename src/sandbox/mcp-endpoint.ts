@@ -42,11 +42,8 @@ export function createMcpEndpoint(baseUrl: () => string): McpHandler {
       await sendWebResponse(await answerWithoutSession(server, request, undefined, () => {}), res);
       return;
     }
-    const handler = createMcpHandler(build, {
-      legacy: 'reject',
-      responseMode: 'json',
-      maxRequestBodySize: MAX_BODY_BYTES,
-    });
+    // Answers are JSON: the tools send nothing before their result ('auto' streams only then).
+    const handler = createMcpHandler(build, { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES });
     res.once('close', () => {
       gone.abort();
       void handler.close();
