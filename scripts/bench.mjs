@@ -74,8 +74,8 @@ const ENVELOPE = {
 const DISCOVER = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } })}\n`;
 const LIST_2026 = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } })}\n`;
 const OPENINGS = {
-  '2025': { first: INITIALIZE, then: LIST },
-  '2026': { first: DISCOVER, then: LIST_2026 },
+  2025: { first: INITIALIZE, next: LIST },
+  2026: { first: DISCOVER, next: LIST_2026 },
 };
 
 /**
@@ -107,7 +107,7 @@ function startOnce(node, env, bare, opening = OPENINGS['2025']) {
       out += chunk;
       if (marks.initialize === undefined && out.includes('"id":1')) {
         marks.initialize = elapsed();
-        child.stdin.write(opening.then);
+        child.stdin.write(opening.next);
       }
       if (marks.toolsList === undefined && out.includes('"id":2')) {
         marks.toolsList = elapsed();

@@ -56,6 +56,41 @@ describe('cancellation', () => {
       await raw.exited;
     }
   });
+
+  it('in MCP 2026-07-28 too: the upstream request is aborted and no result is sent', async () => {
+    const raw = spawnRaw(
+      scrubbedEnv({ MODEL_FEED_API_KEY: 'mfsk_cancel_0123456789', MODEL_FEED_BASE_URL: hung.url }),
+    );
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1' },
+    };
+    try {
+      const before = { requests: hung.requests.length, abandoned: hung.abandoned };
+      raw.send(request(1, 'tools/call', { name: 'list_model_changes', arguments: {}, _meta: envelope }));
+      const deadline = performance.now() + 5000;
+      while (hung.requests.length === before.requests && performance.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(hung.requests).toHaveLength(before.requests + 1);
+      raw.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 1, reason: 'user stopped it', _meta: envelope },
+        }),
+      );
+      while (hung.abandoned === before.abandoned && performance.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(hung.abandoned).toBe(before.abandoned + 1);
+      raw.send(request(2, 'tools/list', { _meta: envelope }));
+      await raw.answer(2);
+      expect(raw.stdout()).not.toMatch(/"id":1[,}]/);
+    } finally {
+      raw.child.stdin.end();
+      await raw.exited;
+    }
+  });
 });
 
 describe('concurrency', () => {
