@@ -237,7 +237,8 @@ async function externalSandbox() {
  * A minimal JSON-RPC client over the server's stdio: it measures the runner, not a client
  * library's own work (the SDK's Client validates every result against its output schema).
  */
-function rawSession(sandbox, args, extraEnv = {}) {
+/** A session speaking the raw protocol: 2025 (`initialize`), or 2026-07-28 (`server/discover`, every request enveloped). */
+function rawSession(sandbox, args, extraEnv = {}, era = '2025') {
   const child = spawn(node20, args, {
     env: serverEnv(sandbox, extraEnv),
     stdio: ['pipe', 'pipe', 'ignore'],
@@ -259,11 +260,16 @@ function rawSession(sandbox, args, extraEnv = {}) {
     new Promise((resolve) => {
       const id = ++nextId;
       waiting.set(id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      const sent = era === '2026' ? { ...params, _meta: ENVELOPE } : params;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: sent })}\n`);
     });
   return {
     rpc,
     async start() {
+      if (era === '2026') {
+        await rpc('server/discover', {});
+        return;
+      }
       await rpc('initialize', {
         protocolVersion: '2025-06-18',
         capabilities: {},
@@ -287,6 +293,8 @@ async function perCall() {
   const sandbox = await externalSandbox();
   const server = rawSession(sandbox, [bin, '--cache-ttl', '0']);
   await server.start();
+  const server2026 = rawSession(sandbox, [bin, '--cache-ttl', '0'], {}, '2026');
+  await server2026.start();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const rows = [];
   const pings = [];
@@ -310,6 +318,7 @@ async function perCall() {
     };
     const measured = [
       { run: call(server), times: [] },
+      { run: call(server2026), times: [] },
       ...references.map((reference) => ({ run: call(reference), times: [] })),
       {
         run: async () => {
@@ -329,7 +338,7 @@ async function perCall() {
         if (i >= WARM_UP_CALLS) times.push(performance.now() - t);
       }
     }
-    const [viaTool, ...viaReference] = measured.map(({ times }) => times);
+    const [viaTool, viaTool2026, ...viaReference] = measured.map(({ times }) => times);
     const direct = viaReference.pop();
     for (const reference of references) await reference.close();
     const base = median(direct);
@@ -338,11 +347,13 @@ async function perCall() {
       ms(median(viaTool)),
       ms(base),
       ms(median(viaTool) - base),
+      ms(median(viaTool2026) - base),
       ...viaReference.map((times) => ms(median(times) - base)),
     ]);
   }
   agent.destroy();
   await server.close();
+  await server2026.close();
   await sandbox.close();
   return { rows, ping: median(pings) };
 }
@@ -648,9 +659,10 @@ try {
   table(
     [
       'tool',
-      'tool call',
+      'tool call (2025)',
       'direct request(s)',
-      'overhead',
+      'overhead (2025)',
+      'overhead (2026-07-28)',
       'reference: minimal forwarder',
       'reference: minimal SDK server',
     ],

@@ -225,3 +225,47 @@ describe('the --http endpoint', () => {
     await client.close();
   });
 });
+
+describe('MCP 2026-07-28 on the endpoint', () => {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'endpoint-test', version: '1' },
+  };
+
+  it('a quiet subscriptions/listen stream gets keep-alive comments, after its acknowledgement', async () => {
+    const server = await endpoint({ keepAliveMs: 100 });
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        ...auth,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'subscriptions/listen',
+        params: { notifications: { resourceSubscriptions: ['model-feed://changes'] }, _meta: envelope },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let stream = '';
+    const deadline = performance.now() + 3000;
+    while (!stream.includes(': keepalive') && performance.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stream += decoder.decode(value);
+    }
+    expect(stream.indexOf('notifications/subscriptions/acknowledged')).toBeGreaterThan(-1);
+    expect(stream.indexOf(': keepalive')).toBeGreaterThan(
+      stream.indexOf('notifications/subscriptions/acknowledged'),
+    );
+    await reader.cancel();
+  });
+});
