@@ -3,6 +3,8 @@
  * `main`; everything here is also what the CLI itself uses.
  */
 
+import { serveMcpEndpoint } from './sandbox/mcp-endpoint.js';
+
 export {
   type ApiClientOptions,
   type ChangesQuery,
@@ -27,10 +29,13 @@ export { callTool, createServer, listTools, type ServerDeps } from './server.js'
 export { runStdio, StdioTransport } from './stdio.js';
 export { VERSION } from './version.js';
 
-/** Starts the sandbox service (loaded on first use: it carries the bundled data set). */
+/**
+ * Starts the sandbox service (loaded on first use: it carries the bundled data set), serving
+ * `POST /api/mcp` with this package's MCP server unless `options.mcp` says otherwise.
+ */
 export async function startSandbox(
   options?: import('./sandbox/server.js').SandboxOptions,
 ): Promise<import('./sandbox/server.js').Sandbox> {
   const sandbox = await import('./sandbox/server.js');
-  return sandbox.startSandbox(options);
+  return sandbox.startSandbox({ ...options, mcp: options?.mcp ?? serveMcpEndpoint });
 }

@@ -34,7 +34,10 @@ const WARM_UP_SAMPLE = {
   total: 1,
 };
 
-/** The in-process sandbox of `--sandbox`, its logs going to the stderr logger. */
+/**
+ * The in-process sandbox of `--sandbox`, its logs going to the stderr logger. Without `/api/mcp`
+ * (404): the runner reads only the REST API, and no one else holds the generated key.
+ */
 export async function startLocalSandbox(log: Logger, options: SandboxOptions = {}): Promise<Sandbox> {
   const { startSandbox } = await import('./sandbox/server.js');
   return startSandbox({ ...options, log: (level, message) => log[level](`sandbox: ${message}`) });

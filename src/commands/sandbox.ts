@@ -3,6 +3,7 @@
 import { ConfigError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { serveMcpEndpoint } from '../sandbox/mcp-endpoint.js';
 import { startSandbox } from '../sandbox/server.js';
 
 export interface SandboxFlags {
@@ -92,6 +93,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
     port,
     host,
     key: chosenKey,
+    mcp: serveMcpEndpoint,
     live: liveMs === undefined ? undefined : { everyMs: liveMs },
     log: (level, message) => {
       if (level !== 'debug') io.stderr(`sandbox ${level}: ${message}\n`);

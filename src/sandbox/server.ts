@@ -1,18 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allowedAuthorities } from '../http/host-check.js';
-import { createSandboxApp, type McpHandler, type RecordedRequest, type SandboxLog } from './app.js';
+import { createSandboxApp, type RecordedRequest, type SandboxLog } from './app.js';
 import { buildDataset } from './dataset.js';
 import type { Tier } from './keys.js';
 import type { LiveKind } from './live.js';
-import { createMcpEndpoint } from './mcp-endpoint.js';
 import { loadBundledData } from './raw-data.js';
 import type { ChangeEvent } from './types.js';
 
 export type { McpHandler, RecordedRequest, SandboxLog } from './app.js';
 export type { Tier } from './keys.js';
 export type { LiveKind } from './live.js';
+
+/**
+ * Serves `POST /api/mcp` once authenticated, as `McpHandler` does, and is told this sandbox's base
+ * URL too: the tool endpoint reads the REST API there with the caller's key.
+ */
+export type SandboxMcpHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  key: string,
+  baseUrl: string,
+) => Promise<void>;
 
 export interface SandboxOptions {
   /** TCP port; 0 picks a free one. @default 0 */
@@ -25,8 +35,14 @@ export interface SandboxOptions {
   tier?: Tier;
   /** Clock in ms since the epoch: drives the daily count and verification change times. @default Date.now */
   now?: () => number;
-  /** Handler of POST /api/mcp after authentication. @default the runner's MCP server (mcp-endpoint.ts) */
-  mcp?: McpHandler;
+  /**
+   * Handler of POST /api/mcp after authentication, e.g. `serveMcpEndpoint` (mcp-endpoint.ts), the
+   * runner's MCP server. Given by the caller rather than imported here: this module is its own
+   * chunk (dist/sandbox.cjs), which then carries neither a second copy of the server nor the MCP
+   * SDK; the callers that serve /api/mcp (`model-feed-mcp sandbox`, the library's `startSandbox`)
+   * already have both. @default none: /api/mcp answers 404
+   */
+  mcp?: SandboxMcpHandler;
   /** Diagnostics. Never console.log: in server mode stdout is the MCP channel. */
   log?: SandboxLog;
   /** Seed of the changes `publish`, `publishMany` and live mode generate: the same seed, the same changes. @default 1 */
@@ -106,12 +122,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // Checked before the socket opens, so a bad interval leaves nothing listening.
   if (options.live !== undefined) checkInterval(options.live.everyMs);
   const key = options.key ?? generateKey();
+  const { mcp } = options;
   let url = '';
   let mcpAuthorities: ReadonlySet<string> = new Set();
   const app = createSandboxApp({
     dataset: buildDataset(loadBundledData()),
     now: options.now ?? Date.now,
-    mcp: options.mcp ?? createMcpEndpoint(() => url),
+    mcp: mcp && ((req, res, callerKey) => mcp(req, res, callerKey, url)),
     mcpAuthorities: () => mcpAuthorities,
     log: options.log,
     seed: options.seed,

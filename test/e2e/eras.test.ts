@@ -9,6 +9,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { BIN, eventually, NODE, type RawProcess, request, scrubbedEnv, spawnRaw } from './harness.js';
 import { type HttpCli, startHttpCli } from './http-support.js';
@@ -37,7 +38,7 @@ let sandbox: Sandbox;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ tier: 'pro' });
+  sandbox = await startSandbox({ tier: 'pro', mcp: serveMcpEndpoint });
   env = scrubbedEnv({ MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url });
 });
 afterAll(() => sandbox.close());

@@ -3,12 +3,13 @@ import { unavailableApi } from '../../src/api/client.js';
 import { ConfigError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { ChangesSubscriptions } from '../../src/resources/changes-subscriptions.js';
+import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { connect, rejection, sandboxApi } from './support.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ tier: 'pro' });
+  sandbox = await startSandbox({ tier: 'pro', mcp: serveMcpEndpoint });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.clearRequests());

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxApp } from '../../src/sandbox/app.js';
 import { buildDataset } from '../../src/sandbox/dataset.js';
 import { hashKey } from '../../src/sandbox/keys.js';
+import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { call, type ErrorBody, rateLimitHeaders } from './http-helpers.js';
@@ -119,34 +120,47 @@ describe('key storage', () => {
 });
 
 describe('POST /api/mcp', () => {
-  it('serves the tool endpoint by default, after auth and counting', async () => {
-    const response = await fetch(`${sandbox.url}/api/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${sandbox.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    expect(response.status).toBe(200);
-    expect(rateLimitHeaders(response.headers).tier).toBe('free');
-    const body = (await response.json()) as { result: { tools: { name: string }[] } };
-    expect(body.result.tools.map((t) => t.name)).toEqual([
-      'list_model_changes',
-      'get_model',
-      'search_models',
-    ]);
-    expect((await call(sandbox, '/api/mcp', { method: 'POST', key: 'mfsk_wrong' })).status).toBe(401);
-    expect((await call(sandbox, '/api/mcp')).status).toBe(405);
+  it('serves the tool endpoint it is given (mcp-endpoint.ts), after auth and counting', async () => {
+    const withMcp = await startSandbox({ mcp: serveMcpEndpoint });
+    try {
+      const response = await fetch(`${withMcp.url}/api/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${withMcp.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(200);
+      expect(rateLimitHeaders(response.headers).tier).toBe('free');
+      const body = (await response.json()) as { result: { tools: { name: string }[] } };
+      expect(body.result.tools.map((t) => t.name)).toEqual([
+        'list_model_changes',
+        'get_model',
+        'search_models',
+      ]);
+      expect((await call(withMcp, '/api/mcp', { method: 'POST', key: 'mfsk_wrong' })).status).toBe(401);
+      expect((await call(withMcp, '/api/mcp')).status).toBe(405);
+    } finally {
+      await withMcp.close();
+    }
   });
 
-  it('hands an authenticated request to the injected handler, with the key and the rate-limit headers', async () => {
-    const seen: string[] = [];
+  it('without a handler: 404 that names the endpoint, after auth and counting', async () => {
+    const answer = await call<ErrorBody>(sandbox, '/api/mcp', { method: 'POST' });
+    expect(answer.status).toBe(404);
+    expect(answer.body.error).toBe('The tool endpoint /api/mcp is not enabled in this sandbox.');
+    expect(rateLimitHeaders(answer.headers).tier).toBe('free');
+    expect((await call(sandbox, '/api/mcp', { method: 'POST', key: 'mfsk_wrong' })).status).toBe(401);
+  });
+
+  it('hands an authenticated request to the injected handler, with the key, its base URL and the rate-limit headers', async () => {
+    const seen: string[][] = [];
     const withMcp = await startSandbox({
       key: 'mfsk_mcp',
-      mcp: async (req, res, key) => {
-        seen.push(key);
+      mcp: async (req, res, key, baseUrl) => {
+        seen.push([key, baseUrl]);
         let body = '';
         for await (const chunk of req) body += String(chunk);
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -162,7 +176,7 @@ describe('POST /api/mcp', () => {
       expect(response.status).toBe(200);
       expect(rateLimitHeaders(response.headers)).toEqual({ limit: '1000', remaining: '999', tier: 'free' });
       expect(await response.json()).toMatchObject({ result: { echo: { method: 'tools/list' } } });
-      expect(seen).toEqual(['mfsk_mcp']);
+      expect(seen).toEqual([['mfsk_mcp', withMcp.url]]);
       const refused = await call(withMcp, '/api/mcp', { method: 'POST', key: 'mfsk_other' });
       expect(refused.status).toBe(401);
       expect(seen).toHaveLength(1);

@@ -1,12 +1,13 @@
 /** The sandbox's `/api/mcp` refuses foreign Host and Origin headers (DNS rebinding), as `--http` does. */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { INITIALIZE_PARAMS, MCP_HEADERS, rawRequest, rpc } from '../http/raw-request.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ mcp: serveMcpEndpoint });
 });
 afterAll(() => sandbox.close());
 
