@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { Plugin, PluginBuild } from 'esbuild';
 import { defineConfig } from 'tsup';
+import { lazyBuildFunctions, lazyModuleSchemas } from './scripts/lazy-sdk-schemas.js';
 import { toolJsonSchemasDefine } from './scripts/tool-json-schemas.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
@@ -71,6 +72,89 @@ const lazyChunks: Plugin = {
   },
 };
 
+/** Fails a build where a file meant for the rewrite is missing or holds fewer schemas than expected. */
+function expectRewrites(build: PluginBuild, plugin: string, kinds: readonly string[]) {
+  const rewritten = new Set<string>();
+  build.onStart(() => rewritten.clear());
+  build.onEnd(() => {
+    const missing = kinds.filter((kind) => !rewritten.has(kind));
+    if (!missing.length) return undefined;
+    return {
+      errors: [{ text: `${plugin}: no ${missing.join(', ')} found to rewrite: the MCP SDK changed shape` }],
+    };
+  });
+  return (path: string, kind: string, counts: Record<string, [found: number, least: number]>) => {
+    for (const [what, [found, least]] of Object.entries(counts)) {
+      if (found < least) {
+        throw new Error(
+          `${plugin}: ${path}: ${found} ${what} made lazy, expected ${least} or more: the MCP SDK changed shape`,
+        );
+      }
+    }
+    rewritten.add(kind);
+  };
+}
+
+/**
+ * Core's neutral protocol schemas (some 180, built at module load on every start) become stand-ins
+ * built on first touch: scripts/lazy-sdk-schemas.ts, where the measurements are.
+ */
+const lazySdkCoreSchemas: Plugin = {
+  name: 'lazy-sdk-core-schemas',
+  setup(build) {
+    const done = expectRewrites(build, 'lazy-sdk-core-schemas', ['schemas-*.mjs', 'auth-*.mjs']);
+    build.onLoad(
+      { filter: /[\\/]@modelcontextprotocol[\\/]core[\\/]dist[\\/](schemas|auth)-[\w-]+\.mjs$/ },
+      ({ path }) => {
+        const { code, lazy } = lazyModuleSchemas(readFileSync(path, 'utf8'), path);
+        const kind = /[\\/]schemas-[^\\/]+$/.test(path) ? 'schemas-*.mjs' : 'auth-*.mjs';
+        done(path, kind, { schemas: [lazy, kind === 'schemas-*.mjs' ? 150 : 10] });
+        return { contents: code, loader: 'js' };
+      },
+    );
+  },
+};
+
+/**
+ * Each era's wire schemas (150-170, built all at once on the era's first message) become stand-ins
+ * built on first touch: scripts/lazy-sdk-schemas.ts, where the measurements are.
+ */
+const lazySdkWireSchemas: Plugin = {
+  name: 'lazy-sdk-wire-schemas',
+  setup(build) {
+    const done = expectRewrites(build, 'lazy-sdk-wire-schemas', ['src-*.mjs']);
+    build.onLoad(
+      { filter: /[\\/]@modelcontextprotocol[\\/]server[\\/]dist[\\/]src-[\w-]+\.mjs$/ },
+      ({ path }) => {
+        const { code, lazy } = lazyBuildFunctions(readFileSync(path, 'utf8'), path, [
+          'buildSchemas2025',
+          'buildSchemas2026',
+        ]);
+        done(path, 'src-*.mjs', {
+          '2025 wire schemas': [lazy.buildSchemas2025 ?? 0, 130],
+          '2026 wire schemas': [lazy.buildSchemas2026 ?? 0, 150],
+        });
+        return { contents: code, loader: 'js' };
+      },
+    );
+  },
+};
+
+/**
+ * `MODEL_FEED_BUILD_WITHOUT=lazy-sdk-core-schemas,…`: leaves out the named build-time rewrites, so that
+ * a build with and one without can be timed against each other (scripts/bench-startup-ab.mjs).
+ */
+const without = new Set((process.env.MODEL_FEED_BUILD_WITHOUT ?? '').split(',').filter(Boolean));
+const sdkRewrites = [lazySdkCoreSchemas, lazySdkWireSchemas];
+for (const name of without) {
+  if (!sdkRewrites.some((plugin) => plugin.name === name)) {
+    throw new Error(
+      `MODEL_FEED_BUILD_WITHOUT: no rewrite named ${name} (${sdkRewrites.map((p) => p.name).join(', ')})`,
+    );
+  }
+}
+const rewrites = sdkRewrites.filter((plugin) => !without.has(plugin.name));
+
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -99,7 +183,7 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [sdkShimsWithoutAjv, lazyChunks, lazyChildProcessForCommander],
+  esbuildPlugins: [sdkShimsWithoutAjv, lazyChunks, lazyChildProcessForCommander, ...rewrites],
   // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
   // cost more than the cache saves.
   async onSuccess() {
