@@ -4,6 +4,7 @@
  * name is one no DNS server knows; only the proxy's own table resolves it.
  */
 
+import { rmSync } from 'node:fs';
 import { makeCertificates, type TestCertificates } from './certs.js';
 import { type HttpsSandbox, startHttpsSandbox } from './https-sandbox.js';
 import { startProxy, type TestProxy } from './proxy.js';
@@ -37,6 +38,8 @@ export async function startCorporateNetwork(apiKey: string): Promise<CorporateNe
     proxyUrl: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`,
     close: async () => {
       await Promise.all([service.close(), proxy.close()]);
+      // The CA and keys were made for this network alone: nothing of them stays behind.
+      rmSync(certs.dir, { recursive: true, force: true });
     },
   };
 }
