@@ -143,6 +143,17 @@ function rootOf(node: ts.Expression): ts.Identifier | undefined {
 const lazyText = (source: string, file: ts.SourceFile, node: ts.Expression, pure: boolean): string =>
   `${pure ? '/* @__PURE__ */ ' : ''}${LAZY_HELPER_NAME}(() => (${source.slice(node.getStart(file), node.getEnd())}))`;
 
+/** Methods of a zod schema (and of any function) whose result is not a schema. */
+const NOT_SCHEMA_METHODS = new Set([
+  'bind',
+  'call',
+  'apply',
+  'parse',
+  'safeParse',
+  'parseAsync',
+  'safeParseAsync',
+]);
+
 /**
  * One scope's rewrite (a module's top level, or a build function's body). `makers` are the names
  * whose calls or reads build a schema: `z`, the scope's own helper functions, and each schema made
@@ -173,10 +184,29 @@ class ScopeRewrite {
     throw new UnexpectedSdkShape(this.fileName, this.file, node, what);
   }
 
-  /** Whether the expression builds a schema (or reads from one): it starts from a maker. */
+  /**
+   * Whether the expression builds a schema: it starts from a maker, and what it ends in makes a
+   * schema (a call such as `z.object(…)` or `X.extend(…)`) or reads a zod shape (`X.shape`, a plain
+   * object of schemas). Anything else read off a schema (`.options`, `.bind(…)`, a parse) need not
+   * be an object a stand-in can be: the build fails rather than ship one.
+   */
   buildsSchema(node: ts.Expression): boolean {
     const root = rootOf(node);
-    return root !== undefined && root !== node && this.makers.has(root.text);
+    if (root === undefined || root === node || !this.makers.has(root.text)) return false;
+    let outer: ts.Expression = node;
+    while (ts.isParenthesizedExpression(outer)) outer = outer.expression;
+    if (ts.isPropertyAccessExpression(outer) && outer.name.text !== 'shape') {
+      this.fail(outer, `reads .${outer.name.text} of a schema, which need not be a schema`);
+    }
+    if (ts.isElementAccessExpression(outer)) this.fail(outer, 'reads an element of a schema');
+    if (
+      ts.isCallExpression(outer) &&
+      ts.isPropertyAccessExpression(outer.expression) &&
+      NOT_SCHEMA_METHODS.has(outer.expression.name.text)
+    ) {
+      this.fail(outer, `calls .${outer.expression.name.text} of a schema, which returns no schema`);
+    }
+    return true;
   }
 
   /** `const NAME = INIT`: what it becomes. */

@@ -37,7 +37,8 @@ export function revisionRefusal(message: JSONRPCMessage): JSONRPCErrorResponse |
   }
   const error = new UnsupportedProtocolVersionError({
     supported: [...ENVELOPED_REVISIONS],
-    requested: typeof requested === 'string' ? requested : String(requested),
+    // Anything but a string is named as the SDK names it: String() of a hostile object can throw.
+    requested: typeof requested === 'string' ? requested : 'unknown',
   });
   return {
     jsonrpc: '2.0',

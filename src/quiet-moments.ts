@@ -78,7 +78,9 @@ export function withQuietMoments<T extends ObservedTransport>(
         prior?.(message, extra);
         if (stopped) return;
         if (typeof message.method === 'string') {
-          if (message.id !== undefined) unanswered.set(message.id, message.method);
+          // A listen is a stream that stays open as long as the client likes, not work in flight.
+          if (message.id !== undefined && message.method !== 'subscriptions/listen')
+            unanswered.set(message.id, message.method);
           else if (after.has(message.method)) due = true;
           // A cancelled request gets no answer: it must not hold the quiet moment back for ever.
           else if (message.method === 'notifications/cancelled' && message.params?.requestId !== undefined)

@@ -56,11 +56,11 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
   };
   // A factory: the SDK builds the server for the era the client opens with (twice when a 2026
   // probe falls back to initialize).
-  const bothEras = servingBothEras(() => createServer(deps), log);
+  const bothEras = servingBothEras(({ era }) => createServer(deps, era), log);
   const server = {
     async connect(transport: Transport) {
       await bothEras.connect(transport);
-      followListens(transport, changeSubscriptions, log);
+      followListens(transport, changeSubscriptions, { log, secrets: config.secrets });
     },
   };
   // Once the client has opened the session and gone quiet: the first call then finds the connection open

@@ -198,7 +198,13 @@ const noSchemaValidation: jsonSchemaValidator = {
   },
 };
 
-export function createServer(deps: ServerDeps): Server {
+/**
+ * Which protocol era a server instance speaks: the SDK's serving entries build one per connection
+ * (stdio) or request (2026 over HTTP) and say which. A 2025 one is what every caller got before.
+ */
+export type ProtocolEra = 'legacy' | 'modern';
+
+export function createServer(deps: ServerDeps, era: ProtocolEra = 'legacy'): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },
     {
@@ -214,7 +220,7 @@ export function createServer(deps: ServerDeps): Server {
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(deps, request.params.name, request.params.arguments, ctx.mcpReq.signal),
   );
-  registerResources(server, deps);
+  registerResources(server, deps, era);
   registerPrompts(server, deps);
   registerCompletions(server, deps);
   return server;

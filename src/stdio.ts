@@ -156,7 +156,7 @@ export class StdioTransport implements Transport {
       const line = this.chunks.length ? Buffer.concat([...this.chunks, head]) : head;
       this.chunks = [];
       this.buffered = 0;
-      this.handleLine(line.toString('utf8'));
+      this.handleLineSafely(line.toString('utf8'));
     }
     if (this.discarding || data.length === 0) return;
     this.chunks.push(data);
@@ -172,6 +172,18 @@ export class StdioTransport implements Transport {
       );
     }
   };
+
+  /**
+   * One line, whatever it holds: a throw while reading it costs that line alone (reported), never
+   * the lines that came in the same chunk after it.
+   */
+  private handleLineSafely(raw: string): void {
+    try {
+      this.handleLine(raw);
+    } catch (error) {
+      this.onerror?.(new Error(`a client line could not be read: ${errorText(error)}`));
+    }
+  }
 
   private handleLine(raw: string): void {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -245,7 +257,7 @@ export class StdioTransport implements Transport {
       const last = Buffer.concat(this.chunks).toString('utf8');
       this.chunks = [];
       this.buffered = 0;
-      this.handleLine(last);
+      this.handleLineSafely(last);
     }
     if (this.unanswered.size === 0) {
       void this.close();
@@ -405,7 +417,10 @@ export interface StdioServing {
  * this module's transport. What it reports (a refused opening, a message for no era) goes to the
  * log at debug: the client already got the answer.
  */
-export function servingBothEras(factory: () => Server, log: Logger): StdioServing {
+export function servingBothEras(
+  factory: (context: { era: 'legacy' | 'modern' }) => Server,
+  log: Logger,
+): StdioServing {
   return {
     async connect(transport) {
       serveStdio(factory, {

@@ -73,6 +73,8 @@ export interface FeedApi {
   getPriceHistory(modelId: string, signal?: AbortSignal, notes?: ReadNotes): Promise<PriceHistory>;
   /** The rate-limit state as the service last reported it. */
   readonly rateLimit: RateLimitInfo | undefined;
+  /** How long catalog answers are kept, in ms; absent or 0: not kept. */
+  readonly cacheTtlMs?: number;
 }
 
 export interface ApiClientOptions extends HttpOptions {
@@ -261,6 +263,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     get rateLimit() {
       return http.rateLimit;
     },
+    cacheTtlMs: options.cacheTtlMs,
   };
   return api;
 }

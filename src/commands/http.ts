@@ -125,7 +125,7 @@ export async function runHttp(
     key,
     keyHint: hint,
     log,
-    createServer: () => createServer(deps),
+    createServer: (era) => createServer(deps, era),
     bus: changesEventBus(changeSubscriptions),
     prepareModern: honoredListen,
   }).catch(async (error: unknown) => {

@@ -42,8 +42,8 @@ import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
 import { answerWithoutSession, sendWebResponse, toWebRequest } from './web.js';
 
 export interface HttpEndpointOptions extends ListenAddress {
-  /** A fresh MCP server: one per session, or per session-less request. */
-  createServer: () => Server;
+  /** A fresh MCP server for one era: one per 2025 session or session-less request, one per 2026 request. */
+  createServer: (era: 'legacy' | 'modern') => Server;
   /** The one key accepted as `Authorization: Bearer <key>`. */
   key: string;
   /** Where the key comes from, for the 401 text: e.g. "the value of MODEL_FEED_API_KEY". */
@@ -166,7 +166,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const keepAliveMs = options.keepAliveMs ?? HTTP_DEFAULTS.keepAliveMs;
   const reportTransportError = (error: Error) => log.debug('MCP transport', { error: error.message });
   // 2026-07-28: one server per request, from the same factory; 2025 traffic never reaches it.
-  const modern = createMcpHandler(() => options.createServer(), {
+  const modern = createMcpHandler(() => options.createServer('modern'), {
     legacy: 'reject',
     onerror: reportTransportError,
     maxRequestBodySize: maxBodyBytes,
@@ -280,7 +280,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       const oldest = [...sessions.values()].reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
       closeSession(oldest.id, `more than ${maxSessions} sessions`);
     }
-    const server = options.createServer();
+    const server = options.createServer('legacy');
     let session: Session | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => nodeCrypto().randomUUID(),
@@ -304,7 +304,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   }
 
   async function serveOnce(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const server = options.createServer();
+    const server = options.createServer('legacy');
     res.once('close', () => void server.close().catch(() => {}));
     const request = toWebRequest(req, read.text);
     await sendWebResponse(await answerWithoutSession(server, request, read.body, reportTransportError), res);

@@ -50,13 +50,17 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
   const cancel = (): void => {
     reader.cancel().catch(() => {});
   };
+  // A client gone already (a listen stream's, say) ends the body now, not at its first write.
+  if (res.destroyed) {
+    cancel();
+    return;
+  }
   res.once('close', cancel);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value))
-        await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(value)) await drainedOrClosed(res);
     }
     res.end();
   } catch {
@@ -64,6 +68,19 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
   } finally {
     res.off('close', cancel);
   }
+}
+
+/** Resolves when a full socket buffer drains or the client goes; leaves no listener behind. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  *   process runs, and are the same for every user: `public`, fresh for LIST_TTL_MS;
  * - a read is made with the user's key: `private`, and fresh only as long as what it was read from:
  *   a model for what is left of its cached catalog answers (0 with the cache off), the changes
- *   until the next poll could see something new.
+ *   until the next poll could see something new, never past the cache lifetime (0 with it off).
  * docs/resources.md states the same rule.
  */
 
@@ -37,12 +37,17 @@ export function readHint(freshUntil: number, now: number): Required<CacheHint> {
 }
 
 /**
- * How long the changes resource stays fresh: the interval at which a subscription would poll,
- * from `--watch-interval` when the tier allows it, else from the tier's budget (the free tier's
- * until an answer has told it).
+ * How long the changes resource stays fresh: until the next poll could see something new (the
+ * interval at which a subscription would poll: `--watch-interval` when the tier allows it, else
+ * the tier's, the free tier's until an answer has told it), and never longer than a read is kept
+ * anywhere here: the cache lifetime, 0 with the cache off.
  */
-export function changesFreshMs(api: Pick<FeedApi, 'rateLimit'>, watchIntervalS: number | undefined): number {
+export function changesFreshMs(
+  api: Pick<FeedApi, 'rateLimit' | 'cacheTtlMs'>,
+  watchIntervalS: number | undefined,
+): number {
   const tier = { limit: api.rateLimit?.limit ?? null, name: api.rateLimit?.tier ?? null };
   const choice = chooseInterval(watchIntervalS, tier);
-  return (choice.ok ? choice.seconds : choice.smallest) * 1000;
+  const pollMs = (choice.ok ? choice.seconds : choice.smallest) * 1000;
+  return Math.min(pollMs, api.cacheTtlMs ?? 0);
 }

@@ -130,7 +130,8 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
   };
 }
 
-export function registerResources(server: Server, deps: ServerDeps): void {
+/** `era`: a 2026-07-28 server's reads carry cache hints; a 2025 one's never do. */
+export function registerResources(server: Server, deps: ServerDeps, era: 'legacy' | 'modern'): void {
   // Declared only where updates can reach the client: a stateless endpoint (the sandbox's
   // /api/mcp) has no session to send them on.
   const subscribe = deps.subscriptions !== false;
@@ -138,8 +139,7 @@ export function registerResources(server: Server, deps: ServerDeps): void {
   server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: TEMPLATES }));
   server.setRequestHandler('resources/read', (request, ctx) =>
-    // A 2026-07-28 request carries its envelope; a 2025 one never does.
-    readResource(deps, request.params.uri, ctx.mcpReq.signal, ctx.mcpReq.envelope !== undefined),
+    readResource(deps, request.params.uri, ctx.mcpReq.signal, era === 'modern'),
   );
   if (subscribe) registerSubscriptions(server, deps);
 }

@@ -17,7 +17,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
   type Transport,
 } from '@modelcontextprotocol/server';
-import type { Logger } from '../log.js';
+import { type FailureContext, toRequestError } from '../request-errors.js';
 import { CHANGES_URI } from './changes.js';
 import type { ChangesSubscriber, ChangesSubscriptions } from './changes-subscriptions.js';
 
@@ -55,11 +55,21 @@ function listensToChanges(message: JSONRPCMessage & { params?: ListenParams }): 
 
 /**
  * The listens on one stdio connection, observed on its transport after the SDK's `serveStdio` is
- * connected to it: each listen is trimmed before the SDK reads it, and while one on the changes is
- * open the connection is a subscriber of `subscriptions`, its updates written to each such listen
- * with the listen's id. A listen ends with its `notifications/cancelled` or the connection.
+ * connected to it. Each listen is trimmed before the SDK reads it. One counts once the SDK has
+ * acknowledged it with the changes among what it honours (a listen the SDK refuses, on a 2025
+ * connection or with a bad envelope, never starts the poller); while any is open the connection is
+ * a subscriber of `subscriptions`, its updates written to each such listen with the listen's id. A
+ * listen ends with its `notifications/cancelled` or the connection. If the first poll shows that
+ * polling cannot work (no key, a rejected key), each listen is ended with that error, as a 2025
+ * `resources/subscribe` is refused with it.
  */
-export function followListens(transport: Transport, subscriptions: ChangesSubscriptions, log: Logger): void {
+export function followListens(
+  transport: Transport,
+  subscriptions: ChangesSubscriptions,
+  context: FailureContext,
+): void {
+  /** Listens read that ask for the changes, not yet acknowledged. */
+  const asked = new Set<Id>();
   const open = new Set<Id>();
   const notify: ChangesSubscriber = () => {
     for (const id of open) {
@@ -69,33 +79,79 @@ export function followListens(transport: Transport, subscriptions: ChangesSubscr
         params: { uri: CHANGES_URI, _meta: { [SUBSCRIPTION_ID_META_KEY]: id } },
       };
       transport.send(update).catch((error: unknown) => {
-        log.debug('resource update not sent', { error: String(error) });
+        context.log.debug('resource update not sent', { error: String(error) });
       });
     }
   };
   const end = (id: Id): void => {
+    asked.delete(id);
     if (!open.delete(id) || open.size > 0) return;
     subscriptions.unsubscribe(notify);
   };
-
   const served = transport.onmessage;
+  /** Ends every open listen with `error`: the SDK forgets it, the client is told why. */
+  const refuseAll = (error: Error): void => {
+    const refusal = toRequestError(
+      error,
+      'subscriptions/listen',
+      new AbortController().signal,
+      context,
+    ) as Error & {
+      code: number;
+    };
+    for (const id of [...open]) {
+      served?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+      end(id);
+      void transport
+        .send({ jsonrpc: '2.0', id, error: { code: refusal.code, message: refusal.message } })
+        .catch(() => {});
+    }
+  };
+  const begin = (id: Id): void => {
+    if (!asked.delete(id) || open.has(id)) return;
+    open.add(id);
+    if (open.size > 1) return;
+    // Its first poll takes the cursor.
+    void subscriptions.subscribe(notify).then((fatal) => {
+      if (fatal) refuseAll(fatal);
+    });
+  };
+
   transport.onmessage = (message: JSONRPCMessage, extra) => {
     const trimmed = honoredListen(message);
+    if (isListen(trimmed) && listensToChanges(trimmed)) asked.add(trimmed.id);
     served?.(trimmed, extra);
-    if (isListen(trimmed) && listensToChanges(trimmed) && !open.has(trimmed.id)) {
-      open.add(trimmed.id);
-      // Its first poll takes the cursor; a fatal one (a rejected key) was logged by the poller.
-      if (open.size === 1) void subscriptions.subscribe(notify);
-    } else if ('method' in trimmed && trimmed.method === 'notifications/cancelled') {
+    if ('method' in trimmed && trimmed.method === 'notifications/cancelled') {
       const cancelled = (trimmed.params as { requestId?: Id } | undefined)?.requestId;
       if (cancelled !== undefined) end(cancelled);
     }
   };
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const acknowledged = acknowledgedListen(message);
+    if (acknowledged !== undefined) begin(acknowledged);
+    // Refused (an error for its id): it never opened.
+    else if ('id' in message && 'error' in message && message.id != null) asked.delete(message.id);
+    return send(message, options);
+  };
   const closed = transport.onclose;
   transport.onclose = () => {
-    for (const id of [...open]) end(id);
+    for (const id of [...open, ...asked]) end(id);
     closed?.();
   };
+}
+
+/** The id of the listen an acknowledgement that honours the changes is for; undefined for any other message. */
+function acknowledgedListen(message: JSONRPCMessage): Id | undefined {
+  if (!('method' in message) || message.method !== 'notifications/subscriptions/acknowledged')
+    return undefined;
+  const params = message.params as
+    | { notifications?: { resourceSubscriptions?: unknown }; _meta?: Record<string, unknown> }
+    | undefined;
+  const honoured = params?.notifications?.resourceSubscriptions;
+  const id = params?._meta?.[SUBSCRIPTION_ID_META_KEY];
+  if (!Array.isArray(honoured) || !honoured.includes(CHANGES_URI)) return undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /**

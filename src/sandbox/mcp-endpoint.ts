@@ -32,21 +32,22 @@ export const serveMcpEndpoint: SandboxMcpHandler = async (req, res, key, baseUrl
     proxyLabel: undefined,
     log: silentLogger,
   });
-  const build = () => createServer({ api, log: silentLogger, version: VERSION, subscriptions: false });
+  const deps = { api, log: silentLogger, version: VERSION, subscriptions: false };
   const gone = new AbortController();
+  res.once('close', () => gone.abort());
   const request = toWebRequest(req, undefined, gone.signal);
   // A body past the bound reads as modern, where the SDK answers 413.
   if (await isLegacyRequest(request, undefined, { maxRequestBodySize: MAX_BODY_BYTES })) {
-    const server = build();
+    const server = createServer(deps, 'legacy');
     res.once('close', () => void server.close().catch(() => {}));
     await sendWebResponse(await answerWithoutSession(server, request, undefined, () => {}), res);
     return;
   }
   // Answers are JSON: the tools send nothing before their result ('auto' streams only then).
-  const handler = createMcpHandler(build, { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES });
-  res.once('close', () => {
-    gone.abort();
-    void handler.close();
+  const handler = createMcpHandler(() => createServer(deps, 'modern'), {
+    legacy: 'reject',
+    maxRequestBodySize: MAX_BODY_BYTES,
   });
+  res.once('close', () => void handler.close());
   await sendWebResponse(await handler.fetch(request), res);
 };

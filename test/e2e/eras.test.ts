@@ -140,22 +140,97 @@ describe('a 2026-07-28 opening on stdio (raw lines)', () => {
   });
 });
 
-it('the SDK refuses an unknown revision on a first message with the revisions we list ourselves', async () => {
-  const raw = spawnRaw(env);
-  raw.send(enveloped(1, 'tools/list', {}, '2099-01-01'));
-  const refused = (await raw.answer(1)).error as { code: number; data: { supported: string[] } };
-  expect(refused.data.supported).toEqual([REVISION]);
-  raw.child.stdin.end();
-  await raw.exited;
+/** A raw CLI for one test: `use` runs with it, and it is ended and waited for whatever happens. */
+async function withRaw(args: string[], use: (raw: RawProcess) => Promise<void>, environment = env) {
+  const raw = spawnRaw(environment, args);
+  try {
+    await use(raw);
+  } finally {
+    raw.child.stdin.end();
+    await raw.exited;
+  }
+}
+
+const INITIALIZE_2025 = request(1, 'initialize', {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'e2e-raw', version: '1' },
 });
 
-it('the cache off: a model read is fresh for 0 ms', async () => {
-  const raw = spawnRaw(env, ['--cache-ttl', '0']);
-  raw.send(enveloped(1, 'resources/read', { uri: 'model-feed://models/openai%2Fgpt-4o' }));
-  expect((await raw.answer(1)).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
-  raw.child.stdin.end();
-  await raw.exited;
-});
+it('the SDK refuses an unknown revision on a first message with the revisions we list ourselves', () =>
+  withRaw([], async (raw) => {
+    raw.send(enveloped(1, 'tools/list', {}, '2099-01-01'));
+    const refused = (await raw.answer(1)).error as { code: number; data: { supported: string[] } };
+    expect(refused.data.supported).toEqual([REVISION]);
+  }));
+
+it('a revision that is not even a string costs its own line only, not the lines sent with it', () =>
+  withRaw([], async (raw) => {
+    raw.send(enveloped(1, 'server/discover'));
+    await raw.answer(1);
+    const hostile = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/list',
+      params: {
+        _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': { toString: 1, valueOf: 1 } },
+      },
+    });
+    raw.child.stdin.write(`${hostile}\n${enveloped(3, 'tools/list')}\n`);
+    expect(((await raw.answer(2)).error as { code: number }).code).toBe(-32022);
+    expect((await raw.answer(3)).result).toMatchObject({ resultType: 'complete' });
+  }));
+
+it('the cache off: a model read and the changes are fresh for 0 ms', () =>
+  withRaw(['--cache-ttl', '0'], async (raw) => {
+    raw.send(enveloped(1, 'resources/read', { uri: 'model-feed://models/openai%2Fgpt-4o' }));
+    expect((await raw.answer(1)).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    raw.send(enveloped(2, 'resources/read', { uri: CHANGES }));
+    expect((await raw.answer(2)).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+  }));
+
+it('a 2025 session gets no cache hints, even for a request with a reserved _meta key', () =>
+  withRaw([], async (raw) => {
+    raw.send(INITIALIZE_2025);
+    await raw.answer(1);
+    raw.send(
+      request(2, 'resources/read', {
+        uri: 'model-feed://models/openai%2Fgpt-4o',
+        _meta: { 'io.modelcontextprotocol/logLevel': 'info' },
+      }),
+    );
+    raw.send(request(3, 'tools/list'));
+    for (const id of [2, 3]) {
+      const result = (await raw.answer(id)).result as Record<string, unknown>;
+      expect(result).toBeDefined();
+      expect(Object.keys(result)).not.toContain('ttlMs');
+      expect(Object.keys(result)).not.toContain('cacheScope');
+    }
+  }));
+
+it('a listen the SDK refuses (a 2025 session) starts no polling', () =>
+  withRaw(['--watch-interval', '1'], async (raw) => {
+    raw.send(INITIALIZE_2025);
+    await raw.answer(1);
+    sandbox.clearRequests();
+    raw.send(request(2, 'subscriptions/listen', { notifications: { resourceSubscriptions: [CHANGES] } }));
+    expect(((await raw.answer(2)).error as { code: number }).code).toBe(-32601);
+    await pause(2500);
+    expect(feedRequests()).toBe(0);
+  }));
+
+it('a listen whose polling cannot work (a rejected key) is ended with the reason', () =>
+  withRaw(
+    [],
+    async (raw) => {
+      raw.send(enveloped(1, 'subscriptions/listen', { notifications: { resourceSubscriptions: [CHANGES] } }));
+      const ended = (await raw.answer(1)).error as { code: number; message: string };
+      expect(ended.code).toBe(-32603);
+      expect(ended.message).toMatch(/key/i);
+      expect(raw.stdout()).not.toContain('mfsk_rejected');
+    },
+    scrubbedEnv({ MODEL_FEED_API_KEY: 'mfsk_rejected_0123456789abcdef', MODEL_FEED_BASE_URL: sandbox.url }),
+  ));
 
 describe('the v2 client, versionNegotiation auto and legacy, same answers', () => {
   it('stdio: auto negotiates 2026-07-28 and gets what legacy gets', async () => {

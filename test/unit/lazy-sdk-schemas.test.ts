@@ -59,6 +59,19 @@ describe('lazyModuleSchemas (core: schemas built at module load)', () => {
     );
   });
 
+  it('refuses what a schema yields that is no schema: a stand-in for it would not be what it stands for', () => {
+    const level = "import * as z from 'zod';\nconst LevelSchema = z.enum(['a', 'b']);\n";
+    expect(() => lazyModuleSchemas(`${level}const LEVELS = LevelSchema.options;`, 'options.mjs')).toThrow(
+      /options\.mjs:3: reads \.options of a schema/,
+    );
+    expect(() =>
+      lazyModuleSchemas(`${level}const isLevel = LevelSchema.safeParse.bind(LevelSchema);`, 'bind.mjs'),
+    ).toThrow(/bind\.mjs:3: calls \.bind of a schema/);
+    expect(() => lazyModuleSchemas(`${level}const first = LevelSchema.options[0];`, 'element.mjs')).toThrow(
+      /element\.mjs:3: reads an element of a schema/,
+    );
+  });
+
   it('builds a schema on first touch, once, and the stand-in parses, extends and reads as the schema', () => {
     const built: string[] = [];
     const { code } = lazyModuleSchemas(
