@@ -4,12 +4,13 @@
  */
 
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/model-feed-mcp.cjs', import.meta.url));
 /** The Node that runs the CLI: this one, or another given by E2E_NODE (CI runs the suite on Node 24 too). */
@@ -21,14 +22,22 @@ if (!existsSync(fileURLToPath(new URL('../../dist/index.cjs', import.meta.url)))
   );
 }
 
+/** The cache folders scrubbedEnv made for this test file: removed once its tests are done. */
+const cacheFolders: string[] = [];
+afterAll(() => {
+  for (const folder of cacheFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
 /**
  * Only what the test names, plus PATH, and a cache folder of its own: the processes of a test share
  * a disk cache only when the test hands them the same XDG_CACHE_HOME.
  */
 export function scrubbedEnv(vars: Record<string, string | undefined> = {}): Record<string, string> {
+  const cacheHome = mkdtempSync(join(tmpdir(), 'mf-cache-'));
+  cacheFolders.push(cacheHome);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'mf-cache-')),
+    XDG_CACHE_HOME: cacheHome,
   };
   for (const [name, value] of Object.entries(vars)) if (value !== undefined) env[name] = value;
   return env;
