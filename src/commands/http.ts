@@ -15,7 +15,7 @@ import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
-import { changesEventBus, honoredListen } from '../resources/listen.js';
+import { admitListens, changesEventBus } from '../resources/listen.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
 import { lastResort } from '../stdio.js';
@@ -127,7 +127,7 @@ export async function runHttp(
     log,
     createServer: (era) => createServer(deps, era),
     bus: changesEventBus(changeSubscriptions),
-    prepareModern: honoredListen,
+    admitModern: admitListens(changeSubscriptions, { log, secrets }),
   }).catch(async (error: unknown) => {
     await runtime.close();
     throw listenError(error, address);

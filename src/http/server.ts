@@ -61,9 +61,17 @@ export interface HttpEndpointOptions extends ListenAddress {
   keepAliveMs?: number;
   /** What 2026 `subscriptions/listen` streams hear from. @default the SDK's in-process bus */
   bus?: ServerEventBus;
-  /** Applied to each 2026 message before the SDK reads it (resources/listen.ts trims listens). */
-  prepareModern?: (message: JSONRPCMessage) => JSONRPCMessage;
+  /**
+   * Looks at each 2026 message before the SDK reads it (resources/listen.ts: a listen is trimmed to
+   * what is honoured, and refused when its polling cannot work). @default served as sent
+   */
+  admitModern?: (message: JSONRPCMessage) => Promise<ModernAdmission>;
 }
+
+/** What `admitModern` decided: the message to serve, or an error to answer it with. */
+export type ModernAdmission =
+  | { message: JSONRPCMessage /** Called once its answer, or its stream, has ended. */; served?: () => void }
+  | { refusal: { code: number; message: string } };
 
 export interface HttpEndpoint {
   /** e.g. http://127.0.0.1:8080/api/mcp */
@@ -313,14 +321,24 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   async function serveModern(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const gone = new AbortController();
     res.once('close', () => gone.abort());
-    const prepare = options.prepareModern;
+    const admit = options.admitModern;
     // A message that is not an object is left for the SDK to refuse.
-    const body =
-      prepare && typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body)
-        ? prepare(read.body as JSONRPCMessage)
-        : read.body;
-    const response = await modern.fetch(toWebRequest(req, read.text, gone.signal), { parsedBody: body });
-    await sendWebResponse(response, res);
+    const admission =
+      admit && typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body)
+        ? await admit(read.body as JSONRPCMessage)
+        : { message: read.body as JSONRPCMessage };
+    if ('refusal' in admission) {
+      const id = (read.body as { id?: unknown }).id;
+      sendJson(res, 200, { jsonrpc: '2.0', id: id ?? null, error: admission.refusal });
+      return;
+    }
+    try {
+      const request = toWebRequest(req, read.text, gone.signal);
+      await sendWebResponse(await modern.fetch(request, { parsedBody: admission.message }), res);
+    } finally {
+      // A listen's stream has ended by now, or never opened.
+      admission.served?.();
+    }
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -17,6 +17,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
   type Transport,
 } from '@modelcontextprotocol/server';
+import type { ModernAdmission } from '../http/server.js';
 import { type FailureContext, toRequestError } from '../request-errors.js';
 import { CHANGES_URI } from './changes.js';
 import type { ChangesSubscriber, ChangesSubscriptions } from './changes-subscriptions.js';
@@ -152,6 +153,38 @@ function acknowledgedListen(message: JSONRPCMessage): Id | undefined {
   const id = params?._meta?.[SUBSCRIPTION_ID_META_KEY];
   if (!Array.isArray(honoured) || !honoured.includes(CHANGES_URI)) return undefined;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/**
+ * `--http`'s look at each 2026 message before the SDK reads it: a listen is trimmed to what can be
+ * honoured, and one on the changes waits for the poller's first poll. If that shows polling cannot
+ * work (no key, a rejected key), the listen is refused with the reason, as a 2025
+ * `resources/subscribe` is, instead of being acknowledged and then left silent. The poller is held
+ * until the listen's stream ends, so the SDK's own subscription to the bus finds it running.
+ */
+export function admitListens(
+  subscriptions: ChangesSubscriptions,
+  context: FailureContext,
+): (message: JSONRPCMessage) => Promise<ModernAdmission> {
+  return async (message) => {
+    const trimmed = honoredListen(message);
+    if (!isListen(trimmed) || !listensToChanges(trimmed)) return { message: trimmed };
+    const hold: ChangesSubscriber = () => {};
+    const fatal = await subscriptions.subscribe(hold);
+    if (fatal) {
+      subscriptions.unsubscribe(hold);
+      const refusal = toRequestError(
+        fatal,
+        'subscriptions/listen',
+        new AbortController().signal,
+        context,
+      ) as Error & {
+        code: number;
+      };
+      return { refusal: { code: refusal.code, message: refusal.message } };
+    }
+    return { message: trimmed, served: () => subscriptions.unsubscribe(hold) };
+  };
 }
 
 /**

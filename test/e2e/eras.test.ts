@@ -343,6 +343,34 @@ describe('subscriptions/listen on model-feed://changes', () => {
 });
 
 describe('--http 2026 requests', () => {
+  it('a listen whose polling cannot work (a rejected key) is refused with the reason, not left silent', async () => {
+    const rejected = 'mfsk_rejected_0123456789abcdef';
+    const cli = await startHttpCli(
+      scrubbedEnv({ MODEL_FEED_API_KEY: rejected, MODEL_FEED_BASE_URL: sandbox.url }),
+    );
+    try {
+      const response = await fetch(cli.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${rejected}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': REVISION,
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: enveloped(1, 'subscriptions/listen', { notifications: { resourceSubscriptions: [CHANGES] } }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const answer = (await response.json()) as { id: number; error: { code: number; message: string } };
+      expect(answer.id).toBe(1);
+      expect(answer.error.code).toBe(-32603);
+      expect(answer.error.message).toMatch(/key/i);
+      expect(answer.error.message).not.toContain(rejected);
+    } finally {
+      await cli.stop();
+    }
+  });
+
   it('a Mcp-Method header that disagrees with the body gets 400; a request without the key 401', async () => {
     const cli = await startHttpCli(env);
     try {
