@@ -1,5 +1,5 @@
 // An interleaved A/B of start-up between two builds, for deciding whether a build-time change pays
-// (the SDK rewrites in scripts/sdk-rewrites/ were kept or dropped by it). Both builds run in the
+// (the SDK rewrite in scripts/lazy-sdk-schemas.ts was kept by it, others dropped). Both builds run in the
 // same loop, alternating, each turn in another order, beside bare node: on a shared, noisy machine
 // only figures from one such run compare.
 //
@@ -9,10 +9,11 @@
 // Timed as in scripts/bench.mjs's start-up table: spawn → the opening answered → tools/list
 // answered, for the 2025 opening (initialize) and the 2026-07-28 one (server/discover), from a first
 // start (no code cache) and a warm one. Prints medians, ratios to bare node, and B's gain over A.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { OPENINGS, startOnce } from './bench-startup.mjs';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
@@ -35,70 +36,6 @@ const env = {
   MODEL_FEED_BASE_URL: 'https://feed.invalid',
 };
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-};
-const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
-const OPENINGS = {
-  2025: {
-    first: line({
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'bench', version: '1' },
-      },
-    }),
-    next: line({ method: 'notifications/initialized' }) + line({ id: 2, method: 'tools/list' }),
-  },
-  2026: {
-    first: line({ id: 1, method: 'server/discover', params: { _meta: ENVELOPE } }),
-    next: line({ id: 2, method: 'tools/list', params: { _meta: ENVELOPE } }),
-  },
-};
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** One process: { initialize, toolsList } in ms from spawn, or bare node's first output. */
-function startOnce(node, bin, opening) {
-  return new Promise((resolvePromise, reject) => {
-    const started = process.hrtime.bigint();
-    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
-    const args = bin ? [bin] : ['-e', "process.stdout.write('x')"];
-    const child = spawn(node, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('start-up run timed out'));
-    }, 10_000);
-    child.once('exit', () => clearTimeout(timer));
-    if (!bin) {
-      child.stdout.once('data', () => {
-        const firstOutput = elapsed();
-        child.once('exit', () => resolvePromise({ firstOutput }));
-      });
-      return;
-    }
-    const marks = {};
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (marks.initialize === undefined && out.includes('"id":1')) {
-        marks.initialize = elapsed();
-        child.stdin.write(opening.next);
-      }
-      if (marks.toolsList === undefined && out.includes('"id":2')) {
-        marks.toolsList = elapsed();
-        child.stdin.end();
-        child.once('exit', () => resolvePromise(marks));
-      }
-    });
-    child.stdin.write(opening.first);
-  });
-}
-
 /** The build's code cache files: beside its bundle (a copy in a writable folder keeps them there). */
 const cacheFiles = (build) =>
   readdirSync(build.dist)
@@ -111,7 +48,7 @@ const fmt = (value) => value.toFixed(1);
 for (const node of nodes) {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   // Not counted: they make each build's code cache and warm the file cache.
-  for (let i = 0; i < 3; i++) for (const build of builds) await startOnce(node, build.bin, OPENINGS[2025]);
+  for (let i = 0; i < 3; i++) for (const build of builds) await startOnce(node, env, build.bin);
   const slots = [{ bare: true }];
   for (const kind of KINDS) for (const build of builds) slots.push({ kind, build });
   const times = { bare: [] };
@@ -123,13 +60,13 @@ for (const node of nodes) {
     if (i % 2) order.reverse();
     for (const { bare, kind, build } of order) {
       if (bare) {
-        times.bare.push((await startOnce(node, undefined)).firstOutput);
+        times.bare.push((await startOnce(node, env)).firstOutput);
         continue;
       }
       const caches = cacheFiles(build);
       if (kind.endsWith('first')) for (const file of caches) unlinkSync(file);
       else if (caches.length === 0) throw new Error(`a warm start of ${build.name} found no code cache`);
-      const run = await startOnce(node, build.bin, OPENINGS[kind.slice(0, 4)]);
+      const run = await startOnce(node, env, build.bin, OPENINGS[kind.slice(0, 4)]);
       times[`${build.name} ${kind}`].initialize.push(run.initialize);
       times[`${build.name} ${kind}`].toolsList.push(run.toolsList);
     }

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { ENVELOPE, OPENINGS, startOnce } from './bench-startup.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = `${root}bin/model-feed-mcp.cjs`;
@@ -63,62 +64,6 @@ const table = (header, rows) => {
 };
 
 // ---------------------------------------------------------------- start-up
-const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`;
-const LIST = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`;
-/** The 2026-07-28 opening: every request carries the envelope; discovery, then the list. */
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-};
-const DISCOVER = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } })}\n`;
-const LIST_2026 = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } })}\n`;
-const OPENINGS = {
-  2025: { first: INITIALIZE, next: LIST },
-  2026: { first: DISCOVER, next: LIST_2026 },
-};
-
-/**
- * Spawn → `initialize` (or, for the 2026 opening, `server/discover`) answered → `tools/list`
- * answered, in ms. Bare node is timed to the same point, its first byte on stdout: its exit would
- * add the time a process takes to end.
- */
-function startOnce(node, env, bare, opening = OPENINGS['2025']) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
-    const args = bare ? ['-e', "process.stdout.write('x')"] : [bin];
-    const child = spawn(node, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('start-up run timed out'));
-    }, 10_000);
-    child.once('exit', () => clearTimeout(timer));
-    if (bare) {
-      child.stdout.once('data', () => {
-        const firstOutput = elapsed();
-        child.once('exit', () => resolve({ firstOutput }));
-      });
-      return;
-    }
-    const marks = {};
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (marks.initialize === undefined && out.includes('"id":1')) {
-        marks.initialize = elapsed();
-        child.stdin.write(opening.next);
-      }
-      if (marks.toolsList === undefined && out.includes('"id":2')) {
-        marks.toolsList = elapsed();
-        child.stdin.end();
-        child.once('exit', () => resolve(marks));
-      }
-    });
-    child.stdin.write(opening.first);
-  });
-}
-
 /** This Node's code cache files for the bundle: beside it, or in the temp folder (bin/load-bundle.cjs). */
 function codeCacheFiles(version) {
   const uid = process.getuid?.() ?? 'user';
@@ -143,7 +88,7 @@ function codeCacheFiles(version) {
  */
 async function startup(node, version, env) {
   // Warm-up runs make the code cache and warm the file cache; they are not counted.
-  for (let i = 0; i < 3; i++) await startOnce(node, env, false);
+  for (let i = 0; i < 3; i++) await startOnce(node, env, bin);
   // Both openings, each from a first start and a warm one, interleaved with bare node.
   const kinds = ['bare', 'first', 'warm', 'first2026', 'warm2026'];
   const marks = () => ({ initialize: [], toolsList: [] });
@@ -152,14 +97,14 @@ async function startup(node, version, env) {
     for (let k = 0; k < kinds.length; k++) {
       const kind = kinds[(i + k) % kinds.length];
       if (kind === 'bare') {
-        times.bare.push((await startOnce(node, env, true)).firstOutput);
+        times.bare.push((await startOnce(node, env)).firstOutput);
         continue;
       }
       const caches = codeCacheFiles(version);
       if (kind.startsWith('first')) for (const file of caches) unlinkSync(file);
       else if (caches.length === 0) throw new Error('a warm start found no code cache');
       const opening = OPENINGS[kind.endsWith('2026') ? '2026' : '2025'];
-      const run = await startOnce(node, env, false, opening);
+      const run = await startOnce(node, env, bin, opening);
       times[kind].initialize.push(run.initialize);
       times[kind].toolsList.push(run.toolsList);
     }

@@ -7,6 +7,7 @@
 import {
   type CallToolResult,
   type jsonSchemaValidator,
+  type ProtocolEra,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -199,11 +200,9 @@ const noSchemaValidation: jsonSchemaValidator = {
 };
 
 /**
- * Which protocol era a server instance speaks: the SDK's serving entries build one per connection
- * (stdio) or request (2026 over HTTP) and say which. A 2025 one is what every caller got before.
+ * `era`: which protocol era this instance speaks. The SDK's serving entries build one per connection
+ * (stdio) or request (2026 over HTTP) and say which; a 2025 one is what every caller got before.
  */
-export type ProtocolEra = 'legacy' | 'modern';
-
 export function createServer(deps: ServerDeps, era: ProtocolEra = 'legacy'): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },

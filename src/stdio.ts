@@ -10,6 +10,7 @@
 import type { Readable, Writable } from 'node:stream';
 import {
   type JSONRPCMessage,
+  type ProtocolEra,
   parseJSONRPCMessage,
   type Server,
   type Transport,
@@ -97,8 +98,7 @@ function toLine(message: unknown): string | Error {
 
 /**
  * The value itself when it is a JSON-RPC 2.0 message, else undefined. The value, not the schema's
- * copy: the copy rebuilds each object, and an own `__proto__` key of the client's would become the
- * copy's prototype instead of an argument the tools refuse.
+ * copy: the copy rebuilds each object, turning an own `__proto__` key into the copy's prototype.
  */
 function asMessage(value: unknown): JSONRPCMessage | undefined {
   try {
@@ -418,7 +418,7 @@ export interface StdioServing {
  * log at debug: the client already got the answer.
  */
 export function servingBothEras(
-  factory: (context: { era: 'legacy' | 'modern' }) => Server,
+  factory: (context: { era: ProtocolEra }) => Server,
   log: Logger,
 ): StdioServing {
   return {

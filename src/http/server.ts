@@ -31,6 +31,7 @@ import {
   createMcpHandler,
   isLegacyRequest,
   type JSONRPCMessage,
+  type ProtocolEra,
   type Server,
   type ServerEventBus,
   WebStandardStreamableHTTPServerTransport,
@@ -43,7 +44,7 @@ import { answerWithoutSession, sendWebResponse, toWebRequest } from './web.js';
 
 export interface HttpEndpointOptions extends ListenAddress {
   /** A fresh MCP server for one era: one per 2025 session or session-less request, one per 2026 request. */
-  createServer: (era: 'legacy' | 'modern') => Server;
+  createServer: (era: ProtocolEra) => Server;
   /** The one key accepted as `Authorization: Bearer <key>`. */
   key: string;
   /** Where the key comes from, for the 401 text: e.g. "the value of MODEL_FEED_API_KEY". */

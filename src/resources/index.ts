@@ -7,6 +7,7 @@
 
 import {
   type CacheHint,
+  type ProtocolEra,
   ProtocolErrorCode,
   type ReadResourceResult,
   type Server,
@@ -131,7 +132,7 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
 }
 
 /** `era`: a 2026-07-28 server's reads carry cache hints; a 2025 one's never do. */
-export function registerResources(server: Server, deps: ServerDeps, era: 'legacy' | 'modern'): void {
+export function registerResources(server: Server, deps: ServerDeps, era: ProtocolEra): void {
   // Declared only where updates can reach the client: a stateless endpoint (the sandbox's
   // /api/mcp) has no session to send them on.
   const subscribe = deps.subscriptions !== false;

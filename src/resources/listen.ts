@@ -36,7 +36,7 @@ function isListen(message: JSONRPCMessage): message is JSONRPCMessage & { id: Id
  * A listen with its resource subscriptions cut to those this server can honour (the changes
  * resource); any other message as it is. A malformed filter is left for the SDK to refuse.
  */
-export function honoredListen(message: JSONRPCMessage): JSONRPCMessage {
+function honoredListen(message: JSONRPCMessage): JSONRPCMessage {
   if (!isListen(message)) return message;
   const notifications = message.params?.notifications;
   const asked = notifications?.resourceSubscriptions;
@@ -46,6 +46,12 @@ export function honoredListen(message: JSONRPCMessage): JSONRPCMessage {
     ...message,
     params: { ...message.params, notifications: { ...notifications, resourceSubscriptions: kept } },
   } as JSONRPCMessage;
+}
+
+/** The error a listen is ended with when polling cannot work: the text toRequestError gives it. */
+function listenRefusal(error: Error, context: FailureContext): { code: number; message: string } {
+  const refusal = toRequestError(error, 'subscriptions/listen', new AbortController().signal, context);
+  return { code: (refusal as Error & { code: number }).code, message: refusal.message };
 }
 
 /** Whether a (trimmed) listen asks to hear of the changes resource. */
@@ -92,20 +98,11 @@ export function followListens(
   const served = transport.onmessage;
   /** Ends every open listen with `error`: the SDK forgets it, the client is told why. */
   const refuseAll = (error: Error): void => {
-    const refusal = toRequestError(
-      error,
-      'subscriptions/listen',
-      new AbortController().signal,
-      context,
-    ) as Error & {
-      code: number;
-    };
+    const refusal = listenRefusal(error, context);
     for (const id of [...open]) {
       served?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
       end(id);
-      void transport
-        .send({ jsonrpc: '2.0', id, error: { code: refusal.code, message: refusal.message } })
-        .catch(() => {});
+      void transport.send({ jsonrpc: '2.0', id, error: refusal }).catch(() => {});
     }
   };
   const begin = (id: Id): void => {
@@ -173,15 +170,7 @@ export function admitListens(
     const fatal = await subscriptions.subscribe(hold);
     if (fatal) {
       subscriptions.unsubscribe(hold);
-      const refusal = toRequestError(
-        fatal,
-        'subscriptions/listen',
-        new AbortController().signal,
-        context,
-      ) as Error & {
-        code: number;
-      };
-      return { refusal: { code: refusal.code, message: refusal.message } };
+      return { refusal: listenRefusal(fatal, context) };
     }
     return { message: trimmed, served: () => subscriptions.unsubscribe(hold) };
   };

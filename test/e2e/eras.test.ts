@@ -46,6 +46,14 @@ afterAll(() => sandbox.close());
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const feedRequests = () => sandbox.requests.filter((r) => r.path === '/api/v1/changes').length;
 
+/** No feed request goes out for 2.5 s (2.5 polls at --watch-interval 1), once one in flight has landed. */
+async function expectPollingStopped(): Promise<void> {
+  await pause(300);
+  const after = feedRequests();
+  await pause(2500);
+  expect(feedRequests()).toBe(after);
+}
+
 type Negotiation = 'auto' | 'legacy';
 
 function newClient(mode: Negotiation): Client {
@@ -294,10 +302,7 @@ describe('subscriptions/listen on model-feed://changes', () => {
       );
 
       await subscription.close();
-      await pause(300);
-      const after = feedRequests();
-      await pause(2500);
-      expect(feedRequests()).toBe(after);
+      await expectPollingStopped();
     } finally {
       await client.close();
     }
@@ -331,10 +336,7 @@ describe('subscriptions/listen on model-feed://changes', () => {
       sandbox.publish('new_model');
       await eventually(() => updates.length > 0, 'an update within the poll interval', 3000);
       await subscription.close();
-      await pause(300);
-      const after = feedRequests();
-      await pause(2500);
-      expect(feedRequests()).toBe(after);
+      await expectPollingStopped();
     } finally {
       await client.close();
       await cli.stop();
