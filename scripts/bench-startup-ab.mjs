@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { OPENINGS, startOnce } from './bench-startup.mjs';
+import { median, OPENINGS, startOnce } from './bench-startup.mjs';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,

@@ -2,6 +2,12 @@
 // (an A/B of two builds): the two protocol openings, and one process timed from spawn.
 import { spawn } from 'node:child_process';
 
+/** The middle value (the upper of the two middle ones for an even count). */
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
 /** The 2026-07-28 per-request envelope: every request of that era carries it. */
 export const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { ENVELOPE, OPENINGS, startOnce } from './bench-startup.mjs';
+import { ENVELOPE, median, OPENINGS, startOnce } from './bench-startup.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = `${root}bin/model-feed-mcp.cjs`;
@@ -51,10 +51,6 @@ if (!existsSync(`${root}dist/index.cjs`)) throw new Error('dist/ is missing: run
 const { startSandbox } = require(`${root}dist/sandbox.cjs`);
 const { getJson } = require(`${root}scripts/bench-get-json.cjs`);
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-};
 const ms = (value) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 const section = (title) => console.log(`\n## ${title}\n`);
 const table = (header, rows) => {
