@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Plugin, PluginBuild } from 'esbuild';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 import { lazyBuildFunctions, lazyModuleSchemas } from './scripts/lazy-sdk-schemas.js';
+import { exportSharedModules, findSharedBindings, importSharedModules } from './scripts/shared-modules.js';
 import { toolJsonSchemasDefine } from './scripts/tool-json-schemas.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
@@ -47,7 +48,7 @@ const lazyChildProcessForCommander: Plugin = {
 
 /**
  * What the stdio server does not need to answer `tools/list` lives in chunks of its own, required
- * on first use: undici (the first upstream request), the sandbox (`sandbox`, `--sandbox`) and the
+ * on first use: undici's proxy agent (the first request through a proxy), the sandbox (`sandbox`, `--sandbox`) and the
  * JSONC and TOML parsers of `setup`.
  * Start-up then neither parses nor compiles them. Each chunk is self-contained: they share no
  * objects with the main bundle beyond plain data and callbacks.
@@ -55,7 +56,7 @@ const lazyChildProcessForCommander: Plugin = {
 const lazyChunks: Plugin = {
   name: 'lazy-chunks',
   setup(build) {
-    build.onResolve({ filter: /^undici$/ }, ({ importer }) =>
+    build.onResolve({ filter: /\/undici-proxy\.cjs$/ }, ({ importer }) =>
       importer.endsWith('/src/net/fetch.ts') ? { path: './undici.cjs', external: true } : undefined,
     );
     build.onResolve({ filter: /\/sandbox\/server\.js$/ }, ({ importer }) =>
@@ -155,43 +156,73 @@ for (const name of without) {
 }
 const rewrites = sdkRewrites.filter((plugin) => !without.has(plugin.name));
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    server: 'src/server-main.ts',
-    undici: 'node_modules/undici/index.js',
-    sandbox: 'src/sandbox/server.ts',
-    'setup-formats': 'src/setup/formats.ts',
-  },
+/** What both bundles are built with, and the probe that finds the modules they share. */
+const define = {
+  __PACKAGE_VERSION__: JSON.stringify(pkg.version),
+  __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
+  __TOOL_JSON_SCHEMAS__: toolJsonSchemasDefine(),
+};
+// `import()` becomes `require()`: the bin compiles the bundle with vm.Script (for V8's code cache on
+// Node 20), where a native dynamic import has no loader to call.
+const supported = { 'dynamic-import': false };
+const plugins = [sdkShimsWithoutAjv, lazyChunks, lazyChildProcessForCommander];
+const bundles = {
   format: ['cjs'],
   platform: 'node',
   target: 'node20',
   // Zero runtime dependencies: everything the CLI runs is in dist/.
   noExternal: [/.*/],
-  define: {
-    __PACKAGE_VERSION__: JSON.stringify(pkg.version),
-    __PACKAGE_ENGINES_NODE__: JSON.stringify(pkg.engines.node),
-    __TOOL_JSON_SCHEMAS__: toolJsonSchemasDefine(),
-  },
+  define,
   minify: true,
-  // `import()` becomes `require()`: the bin compiles the bundle with vm.Script (for V8's code
-  // cache on Node 20), where a native dynamic import has no loader to call.
   esbuildOptions(options) {
-    options.supported = { ...options.supported, 'dynamic-import': false };
+    options.supported = { ...options.supported, ...supported };
   },
-  dts: { entry: { index: 'src/index.ts' } },
-  clean: true,
   sourcemap: false,
   splitting: false,
-  esbuildPlugins: [sdkShimsWithoutAjv, lazyChunks, lazyChildProcessForCommander, ...rewrites],
-  // The key of the V8 code cache on Node 20 (bin/load-bundle.cjs): hashing at each start would
-  // cost more than the cache saves.
-  async onSuccess() {
-    for (const bundle of ['dist/index.cjs', 'dist/server.cjs']) {
-      writeFileSync(
-        `${bundle}.build-hash`,
-        createHash('sha256').update(readFileSync(bundle)).digest('hex').slice(0, 16),
-      );
-    }
-  },
+} satisfies Options;
+
+const SERVER_ENTRY = 'src/server-main.ts';
+
+export default defineConfig(async (): Promise<Options[]> => {
+  // Both builds below write to dist/ at once: neither may clean it, so it is cleaned here, first.
+  rmSync('dist', { recursive: true, force: true });
+  const shared = await findSharedBindings(
+    { platform: 'node', target: 'node20', format: 'cjs', define, supported },
+    {
+      server: { entry: SERVER_ENTRY, plugins: [...plugins, ...rewrites] },
+      index: { entry: 'src/index.ts', plugins },
+    },
+  );
+  return [
+    {
+      ...bundles,
+      entry: { server: SERVER_ENTRY },
+      esbuildPlugins: [exportSharedModules(SERVER_ENTRY, shared), ...plugins, ...rewrites],
+      onSuccess: () => writeBuildHash('dist/server.cjs'),
+    },
+    {
+      ...bundles,
+      entry: {
+        index: 'src/index.ts',
+        undici: 'src/net/undici-proxy.cjs',
+        sandbox: 'src/sandbox/server.ts',
+        'setup-formats': 'src/setup/formats.ts',
+      },
+      dts: { entry: { index: 'src/index.ts' } },
+      // The SDK's schema modules are all shared, so the rewrites have nothing to do here.
+      esbuildPlugins: [importSharedModules(shared, './server.cjs'), ...plugins],
+      onSuccess: () => writeBuildHash('dist/index.cjs'),
+    },
+  ];
 });
+
+/**
+ * The key of the V8 code cache (bin/load-bundle.cjs), written beside the bundle: hashing at each
+ * start would cost more than the cache saves.
+ */
+async function writeBuildHash(bundle: string) {
+  writeFileSync(
+    `${bundle}.build-hash`,
+    createHash('sha256').update(readFileSync(bundle)).digest('hex').slice(0, 16),
+  );
+}

@@ -191,7 +191,8 @@ function codeCacheControl(script, candidates, cachedData, refreshSpacingMs) {
   };
 }
 
-function loadWithCodeCache(file, refreshSpacingMs) {
+/** The bundle compiled, with its code cache if there is one that V8 takes. */
+function compileWithCodeCache(file) {
   const source = fs.readFileSync(file, 'utf8');
   let candidates = [];
   try {
@@ -201,10 +202,18 @@ function loadWithCodeCache(file, refreshSpacingMs) {
   } catch {}
   let cachedData;
   for (let i = 0; i < candidates.length && !cachedData; i++) cachedData = readCache(candidates[i], i > 0);
-
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
-  const warm = cachedData !== undefined && !script.cachedDataRejected;
-  if (warm) setFlags(MEMORY_FLAGS);
+  return {
+    file,
+    script,
+    candidates,
+    cachedData,
+    warm: cachedData !== undefined && !script.cachedDataRejected,
+  };
+}
+
+/** Runs a compiled bundle as the module `file`, where a later require of that path finds it. */
+function run({ file, script }) {
   const bundle = new Module(file, module);
   bundle.filename = file;
   Module._cache[file] = bundle;
@@ -212,18 +221,43 @@ function loadWithCodeCache(file, refreshSpacingMs) {
     .runInThisContext()
     .call(bundle.exports, bundle.exports, Module.createRequire(file), bundle, file, path.dirname(file));
   bundle.loaded = true;
-
-  if (!warm) setImmediate(() => setFlags(MEMORY_FLAGS));
-  return {
-    exports: bundle.exports,
-    codeCache: codeCacheControl(script, candidates, cachedData, refreshSpacingMs),
-  };
+  return bundle.exports;
 }
 
 /**
- * Loads the bundle: `{ exports, codeCache }`, the latter for the server's quiet moments.
- * `refreshSpacingMs` (tests): the least time between two growth checks. @default 5000
+ * Loads the bundles, in order, a later one finding the earlier ones with `require`: `{ exports,
+ * codeCache }`, the last one's exports and one control of all their caches, for the server's quiet
+ * moments. All are compiled before the memory flags are set: V8 refuses a cache made under other
+ * flags. `refreshSpacingMs` (tests): the least time between two growth checks. @default 5000
  */
-module.exports = function loadBundle(file, { refreshSpacingMs = REFRESH_SPACING_MS } = {}) {
-  return loadWithCodeCache(file, refreshSpacingMs);
+module.exports = function loadBundles(files, { refreshSpacingMs = REFRESH_SPACING_MS } = {}) {
+  const compiled = files.map(compileWithCodeCache);
+  const warm = compiled.every((bundle) => bundle.warm);
+  if (warm) setFlags(MEMORY_FLAGS);
+  const exports = compiled.map(run).at(-1);
+  if (!warm) setImmediate(() => setFlags(MEMORY_FLAGS));
+  const controls = compiled.map(({ script, candidates, cachedData }) =>
+    codeCacheControl(script, candidates, cachedData, refreshSpacingMs),
+  );
+  return { exports, codeCache: controls.length === 1 ? controls[0] : together(controls) };
 };
+
+/**
+ * One control for the caches of bundles loaded together (the command line's index.cjs runs mostly
+ * server.cjs's code): each quiet moment writes or refreshes each that is due. `loaded` is `accepted`
+ * only if every one was; what was written is reported for the first that wrote.
+ */
+function together(controls) {
+  return {
+    get loaded() {
+      return controls.map((control) => control.loaded).find((loaded) => loaded !== 'accepted') ?? 'accepted';
+    },
+    get pending() {
+      return controls.some((control) => control.pending);
+    },
+    quietMoment() {
+      const written = controls.map((control) => control.quietMoment());
+      return written.find(Boolean);
+    },
+  };
+}

@@ -20,10 +20,12 @@ if (tooOld) {
 // themselves and act on it.
 process.stdout.on('error', () => {});
 // A client's plain start (no arguments, as nearly every client config has it) loads the server
-// alone: half the bytes of the full command line, so a first start compiles half as much.
-const bundleFile = process.argv.length > 2 ? '../dist/index.cjs' : '../dist/server.cjs';
+// alone, so a first start compiles none of the command line (commander, call, watch, setup...). The
+// command line's bundle takes the rest of its code from the server's (scripts/shared-modules.ts):
+// that is loaded first, with its own code cache, and is what index.cjs's require then finds.
+const bundles = process.argv.length > 2 ? ['server.cjs', 'index.cjs'] : ['server.cjs'];
 const { exports: bundle, codeCache } = require('./load-bundle.cjs')(
-  require('node:path').join(__dirname, bundleFile),
+  bundles.map((name) => require('node:path').join(__dirname, '../dist', name)),
 );
 bundle
   .main(process.argv.slice(2), {

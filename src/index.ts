@@ -19,7 +19,27 @@ export { main } from './cli.js';
 export type { CodeCache, CodeCacheWrite } from './code-cache-hook.js';
 export { type Config, type ConfigFlags, resolveConfig } from './config.js';
 export { describeError } from './describe-error.js';
-export * from './errors.js';
+// Named, not `export *`: the errors live in dist/server.cjs (scripts/shared-modules.ts), and Node's
+// ESM import of this CommonJS bundle sees only the names written here.
+export {
+  AbortedError,
+  ApiError,
+  AuthError,
+  ConfigError,
+  DeliveryError,
+  ForbiddenError,
+  InvalidArgumentsError,
+  isServiceUnavailable,
+  ModelFeedError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  type RequestFacts,
+  ServerError,
+  StateFileError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from './errors.js';
 export type { CliIo } from './io.js';
 export { createLogger, type Logger, type LoggerOptions } from './log.js';
 export { createNetworkFetch, type NetworkFetch } from './net/fetch.js';

@@ -14,6 +14,7 @@
 
 import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
+import type { Dispatcher } from 'undici';
 import type { FetchLike, ResponseLike } from '../api/http.js';
 
 export interface NetworkFetch {
@@ -116,26 +117,28 @@ function directFetch(maxConnections: number): NetworkFetch {
   };
 }
 
-type Undici = typeof import('undici');
+type UndiciProxy = typeof import('./undici-proxy.cjs');
 
 function proxiedFetch(proxy: string, maxConnections: number): NetworkFetch {
-  let loaded: Promise<{ undici: Undici; dispatcher: import('undici').Dispatcher }> | undefined;
+  let loaded: Promise<{ undici: UndiciProxy; dispatcher: Dispatcher }> | undefined;
   const load = async () => {
-    const imported = (await import('undici')) as Undici & { default?: Undici };
-    // Bundled as CommonJS, undici's exports arrive under `default`.
+    const imported = (await import('./undici-proxy.cjs')) as UndiciProxy & { default?: UndiciProxy };
+    // A CommonJS module's exports arrive under `default`.
     const undici = imported.default ?? imported;
-    return { undici, dispatcher: new undici.ProxyAgent({ uri: proxy, connections: maxConnections }) };
+    return { undici, dispatcher: undici.createProxyAgent(proxy, maxConnections) };
   };
   return {
     fetch: async (url, init) => {
       loaded ??= load();
       const { undici, dispatcher } = await loaded;
-      const { statusCode, headers, body } = await undici.request(url, {
+      const target = new URL(url);
+      const { statusCode, headers, body } = await undici.request(dispatcher, {
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: init.method,
         headers: init.headers,
         body: init.body,
         signal: init.signal,
-        dispatcher,
       });
       return { status: statusCode, headers: headerReader(headers), body };
     },

@@ -37,7 +37,7 @@ function load(dir: string, env: Record<string, string> = {}): string {
     process.execPath,
     [
       '-e',
-      `process.stdout.write(String(require(${JSON.stringify(LOADER)})(${JSON.stringify(join(dir, 'index.cjs'))}).exports.value))`,
+      `process.stdout.write(String(require(${JSON.stringify(LOADER)})([${JSON.stringify(join(dir, 'index.cjs'))}]).exports.value))`,
     ],
     {
       env: { PATH: process.env.PATH ?? '', ...env },
@@ -55,7 +55,7 @@ function session(dir: string, steps: string): unknown[] {
   const script = `
     const out = (value) => process.stdout.write(JSON.stringify(value ?? null) + '\\n');
     const { exports: bundle, codeCache } = require(${JSON.stringify(LOADER)})(
-      ${JSON.stringify(join(dir, 'index.cjs'))}, { refreshSpacingMs: 0 });
+      [${JSON.stringify(join(dir, 'index.cjs'))}], { refreshSpacingMs: 0 });
     ${steps}
     process.kill(process.pid, 'SIGKILL');`;
   const result = spawnSync(process.execPath, ['-e', script], {
@@ -101,7 +101,7 @@ describe('bin/load-bundle.cjs', () => {
       const v8 = require('node:v8');
       const flags = [];
       v8.setFlagsFromString = (flag) => void flags.push(flag);
-      const { codeCache } = require(${JSON.stringify(LOADER)})(${JSON.stringify(join(dir, 'index.cjs'))});
+      const { codeCache } = require(${JSON.stringify(LOADER)})([${JSON.stringify(join(dir, 'index.cjs'))}]);
       const atLoad = flags.splice(0);
       setImmediate(() => {
         const afterLoad = flags.splice(0);
