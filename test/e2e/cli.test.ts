@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp.js';
 import { BIN, NODE, run, scrubbedEnv } from './harness.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -81,7 +81,7 @@ describe('the command line', () => {
 
   it('tells a Node older than engines so in one line, before anything else loads', () => {
     // The bin checks process.versions before it loads the bundle; a preload makes this Node look old.
-    const dir = mkdtempSync(join(tmpdir(), 'old-node-'));
+    const dir = tempFolder('old-node-');
     const preload = join(dir, 'old.cjs');
     writeFileSync(
       preload,

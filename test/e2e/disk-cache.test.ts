@@ -3,13 +3,13 @@
  * one after another, sharing an XDG_CACHE_HOME, against the sandbox behind a switchable front.
  */
 
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { tempFolder } from '../support/temp.js';
 import { connectCli, resultText, run, scrubbedEnv } from './harness.js';
 
 let sandbox: Sandbox;
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const cacheHome = () => mkdtempSync(join(tmpdir(), 'mf-shared-cache-'));
+const cacheHome = () => tempFolder('mf-shared-cache-');
 const modelReads = () => sandbox.requests.filter((r) => r.path === '/api/v1/models').length;
 
 function env(home: string, key = sandbox.key, url = sandbox.url, extra: Record<string, string> = {}) {

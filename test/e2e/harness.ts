@@ -4,13 +4,11 @@
  */
 
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll } from 'vitest';
+import { tempFolder } from '../support/temp.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/model-feed-mcp.cjs', import.meta.url));
 /** The Node that runs the CLI: this one, or another given by E2E_NODE (CI runs the suite on Node 24 too). */
@@ -22,19 +20,12 @@ if (!existsSync(fileURLToPath(new URL('../../dist/index.cjs', import.meta.url)))
   );
 }
 
-/** The cache folders scrubbedEnv made for this test file: removed once its tests are done. */
-const cacheFolders: string[] = [];
-afterAll(() => {
-  for (const folder of cacheFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
 /**
  * Only what the test names, plus PATH, and a cache folder of its own: the processes of a test share
  * a disk cache only when the test hands them the same XDG_CACHE_HOME.
  */
 export function scrubbedEnv(vars: Record<string, string | undefined> = {}): Record<string, string> {
-  const cacheHome = mkdtempSync(join(tmpdir(), 'mf-cache-'));
-  cacheFolders.push(cacheHome);
+  const cacheHome = tempFolder('mf-cache-');
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     XDG_CACHE_HOME: cacheHome,

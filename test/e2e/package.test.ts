@@ -5,13 +5,13 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp.js';
 import { NODE } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,7 +23,7 @@ let shipped: string[];
 let packedBytes: number;
 
 beforeAll(() => {
-  const work = mkdtempSync(join(tmpdir(), 'model-feed-mcp-pack-'));
+  const work = tempFolder('model-feed-mcp-pack-');
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
       cwd: ROOT,

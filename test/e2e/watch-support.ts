@@ -1,9 +1,7 @@
 /** Shared pieces of the `watch` end-to-end tests: a watcher process, its output, the feed's truth. */
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { tempFolder } from '../support/temp.js';
 import { type Output, run, scrubbedEnv } from './harness.js';
 
 export interface Envelope {
@@ -13,7 +11,7 @@ export interface Envelope {
   data: { id: string; eventType: string; verificationStatus?: string; [field: string]: unknown };
 }
 
-export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'mf-watch-'));
+export const tempDir = (): string => tempFolder('mf-watch-');
 
 export function watchEnv(sandbox: Pick<Sandbox, 'url' | 'key'>, extra: Record<string, string> = {}) {
   return scrubbedEnv({ MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url, ...extra });

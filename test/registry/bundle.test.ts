@@ -4,16 +4,15 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { tempFolder } from '../support/temp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 it('packs a valid .mcpb whose server runs from the unpacked folder', () => {
-  const work = mkdtempSync(join(tmpdir(), 'mf-mcpb-'));
+  const work = tempFolder('mf-mcpb-');
   const file = join(work, 'model-feed-mcp.mcpb');
   execFileSync(process.execPath, [join(root, 'scripts/bundle.mjs'), '--out', file], { stdio: 'pipe' });
   // unzip's own check of every entry's CRC and sizes: an independent reader of what we wrote.

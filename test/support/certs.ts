@@ -4,9 +4,9 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempFolder } from './temp.js';
 
 export interface TestCertificates {
   dir: string;
@@ -16,7 +16,7 @@ export interface TestCertificates {
 }
 
 export function makeCertificates(hostname: string): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'model-feed-mcp-certs-'));
+  const dir = tempFolder('model-feed-mcp-certs-');
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   openssl(

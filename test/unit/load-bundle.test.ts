@@ -9,7 +9,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -17,15 +16,15 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp.js';
 
 const LOADER = fileURLToPath(new URL('../../bin/load-bundle.cjs', import.meta.url));
 
 function bundleDir(source: string, buildHash = 'a1b2c3d4e5f60718') {
-  const dir = mkdtempSync(join(tmpdir(), 'load-bundle-'));
+  const dir = tempFolder('load-bundle-');
   writeFileSync(join(dir, 'index.cjs'), source);
   writeFileSync(join(dir, 'index.cjs.build-hash'), buildHash);
   return dir;
@@ -164,7 +163,7 @@ describe('bin/load-bundle.cjs', () => {
 
   it('falls back to a private file in the temp folder when the bundle folder takes no cache', () => {
     const dir = bundleDir(`module.exports = { value: "tmp-${Date.now()}" };`);
-    const temp = mkdtempSync(join(tmpdir(), 'load-bundle-tmp-'));
+    const temp = tempFolder('load-bundle-tmp-');
     // A directory where the cache file would go makes writing beside the bundle fail, even as root.
     const stat = statSync(join(dir, 'index.cjs'));
     const name = `index.cjs.a1b2c3d4e5f60718-${stat.size}-${Math.trunc(stat.mtimeMs)}.${process.version}.${process.arch}.v8cache`;
@@ -177,7 +176,7 @@ describe('bin/load-bundle.cjs', () => {
 
   it('ignores a cache in the shared temp folder that others could have written', () => {
     const dir = bundleDir('module.exports = { value: "safe" };');
-    const temp = mkdtempSync(join(tmpdir(), 'load-bundle-tmp-'));
+    const temp = tempFolder('load-bundle-tmp-');
     const stat = statSync(join(dir, 'index.cjs'));
     const name = `index.cjs.a1b2c3d4e5f60718-${stat.size}-${Math.trunc(stat.mtimeMs)}.${process.version}.${process.arch}.v8cache`;
     mkdirSync(join(dir, name));

@@ -3,8 +3,6 @@
  * this shell` first, and the client's "env" only for what the server needs afterwards.
  */
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
@@ -18,6 +16,7 @@ import { createLogger } from '../../src/log.js';
 import { chooseProxy } from '../../src/net/proxy.js';
 import { runWatcher } from '../../src/watch/watcher.js';
 import { silentStatus, watchOptions } from '../fixtures.js';
+import { tempFolder } from '../support/temp.js';
 
 const BASE = 'https://feed.example.com';
 const KEY = 'mfsk_shell_0123456789abcdef';
@@ -101,7 +100,7 @@ describe('watch', () => {
         sink: { label: 'memory', deliver: async () => {}, flush: async () => {}, close: async () => {} },
         log,
         status: silentStatus,
-        statePath: join(mkdtempSync(join(tmpdir(), 'mf-shell-')), 'state.json'),
+        statePath: join(tempFolder('mf-shell-'), 'state.json'),
         service: 'memory',
         now: () => 1_000_000,
         // The first wait ends the run: one failed poll is enough.
