@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type CatalogNames,
+  closeness,
+  compileMatcher,
+  isWholeToken,
+  locate,
+  type ModelMatcher,
+} from '../../src/check/matcher.js';
+
+const CATALOG: CatalogNames[] = [
+  { id: 'openai/gpt-4o', name: 'GPT-4o' },
+  { id: 'openai/gpt-4o-mini', name: 'GPT-4o mini' },
+  { id: 'openai/gpt-4.1', name: 'GPT-4.1' },
+  { id: 'openai/gpt-4', name: 'GPT-4' },
+  { id: 'anthropic/claude-3-5-sonnet-20241022', name: 'Claude 3.5 Sonnet' },
+  { id: 'quillon/quill-mini-2', name: 'Quill Mini 2' },
+  { id: 'quillon/quill-mini-2-preview', name: 'Quill Mini 2 Preview' },
+  { id: 'quillon/quill-pro', name: 'Quill Pro' },
+  {
+    id: 'meta-llama/llama-3.1-8b-instruct',
+    name: 'Llama 3.1 8B',
+    huggingfaceId: 'meta-llama/Llama-3.1-8B-Instruct',
+  },
+  { id: 'z-ai/glm-5.1', name: 'GLM 5.1', huggingfaceId: 'zai-org/GLM-5.1' },
+];
+
+const matcher = compileMatcher(CATALOG);
+
+/** What was found, as [text, model, kind]. */
+function found(text: string, m: ModelMatcher = matcher) {
+  return m.references(text).map((r) => [text.slice(r.start, r.end), r.modelId, r.kind]);
+}
+
+describe('references', () => {
+  it('finds catalog ids, Hugging Face ids and bare names', () => {
+    const text =
+      'model: openai/gpt-4o\nrepo = "zai-org/GLM-5.1"\nclient.create(model="claude-3-5-sonnet-20241022")';
+    expect(found(text)).toEqual([
+      ['openai/gpt-4o', 'openai/gpt-4o', 'id'],
+      ['zai-org/GLM-5.1', 'z-ai/glm-5.1', 'huggingface'],
+      ['claude-3-5-sonnet-20241022', 'anthropic/claude-3-5-sonnet-20241022', 'name'],
+    ]);
+  });
+
+  it('finds a model by its `name`, case-insensitively', () => {
+    expect(found('We moved to quill mini 2 and GLM 5.1.')).toEqual([
+      ['quill mini 2', 'quillon/quill-mini-2', 'name'],
+      ['GLM 5.1', 'z-ai/glm-5.1', 'name'],
+    ]);
+    expect(found('OPENAI/GPT-4O Gpt-4O-Mini')).toEqual([
+      ['OPENAI/GPT-4O', 'openai/gpt-4o', 'id'],
+      ['Gpt-4O-Mini', 'openai/gpt-4o-mini', 'name'],
+    ]);
+  });
+
+  it('lets the longest match win: one reference for a catalog id, none for a longer unlisted name', () => {
+    expect(found('openai/gpt-4o')).toEqual([['openai/gpt-4o', 'openai/gpt-4o', 'id']]);
+    expect(found('gpt-4.1 gpt-4o-mini gpt-4')).toEqual([
+      ['gpt-4.1', 'openai/gpt-4.1', 'name'],
+      ['gpt-4o-mini', 'openai/gpt-4o-mini', 'name'],
+      ['gpt-4', 'openai/gpt-4', 'name'],
+    ]);
+    expect(found('quill-mini-2-preview')).toEqual([
+      ['quill-mini-2-preview', 'quillon/quill-mini-2-preview', 'name'],
+    ]);
+    // Unlisted longer names are not the shorter model.
+    expect(found('gpt-4.5 gpt-4o-nano quill-mini-2-lite gpt-4_turbo')).toEqual([]);
+  });
+
+  it('matches whole tokens only', () => {
+    expect(found('xgpt-4o gpt-4ox 9gpt-4o _gpt-4o gpt-4o_ -gpt-4o gpt-4o- gpt-4.1.2 gpt-4.10')).toEqual([]);
+    // A `.` joins a digit only: `v1.gpt-4` still names gpt-4.
+    expect(found('v1.gpt-4')).toEqual([['gpt-4', 'openai/gpt-4', 'name']]);
+    // Punctuation, quotes, slashes, a sentence's full stop and the ends of the text are boundaries.
+    expect(found('"gpt-4o", (gpt-4), gpt-4o. `gpt-4o`')).toHaveLength(4);
+    expect(found('gpt-4o')).toHaveLength(1);
+  });
+
+  it('reads CRLF text and non-ASCII characters around a match', () => {
+    const text = 'a\r\nmodel=gpt-4o\r\n→gpt-4o←\r\n«GPT-4o»\r\nçgpt-4oé\r\n😀gpt-4o😀';
+    const refs = matcher.references(text);
+    expect(refs.map((r) => text.slice(r.start, r.end))).toEqual([
+      'gpt-4o',
+      'gpt-4o',
+      'GPT-4o',
+      'gpt-4o',
+      'gpt-4o',
+    ]);
+    expect(
+      locate(
+        text,
+        refs.map((r) => r.start),
+      ),
+    ).toEqual([
+      { line: 2, column: 7 },
+      { line: 3, column: 2 },
+      { line: 4, column: 2 },
+      { line: 5, column: 2 },
+      { line: 6, column: 3 },
+    ]);
+  });
+
+  it('keeps offsets exact where lower-casing would not (only ASCII folds)', () => {
+    const text = 'İİİ gpt-4o';
+    const [ref] = matcher.references(text);
+    expect(text.slice(ref!.start, ref!.end)).toBe('gpt-4o');
+  });
+
+  it('prefers an id to a Hugging Face id to a bare name when two models share one', () => {
+    const shared = compileMatcher([
+      { id: 'azure/gpt-4o', name: 'gpt-4o' },
+      { id: 'openai/gpt-4o', name: 'GPT-4o' },
+    ]);
+    // Both claim the bare name: the first in catalog order keeps it.
+    expect(found('gpt-4o openai/gpt-4o', shared)).toEqual([
+      ['gpt-4o', 'azure/gpt-4o', 'name'],
+      ['openai/gpt-4o', 'openai/gpt-4o', 'id'],
+    ]);
+  });
+
+  it('reads a 5 MB minified line in one pass', () => {
+    const chunk = 'var a={model:"gpt-4o-mini",b:[1,2,3],c:"lorem-ipsum-dolor"};';
+    const text = chunk.repeat(Math.ceil((5 * 1024 * 1024) / chunk.length));
+    const started = performance.now();
+    const refs = matcher.references(text);
+    const elapsed = performance.now() - started;
+    expect(refs).toHaveLength(text.length / chunk.length);
+    expect(refs.every((r) => r.modelId === 'openai/gpt-4o-mini')).toBe(true);
+    expect(locate(text, [refs.at(-1)!.start])).toEqual([{ line: 1, column: refs.at(-1)!.start + 1 }]);
+    // Bytes, not bytes x models: generous for a loaded machine (about 50 ms when idle).
+    expect(elapsed).toBeLessThan(5000);
+  });
+});
+
+describe('near misses', () => {
+  const misses = (text: string) => {
+    const refs = matcher.references(text);
+    return matcher.nearMisses(text, refs).map((m) => [text.slice(m.start, m.end), m.suggestions]);
+  };
+
+  it('reports an unlisted vendor/name token close to a listed id, with suggestions', () => {
+    expect(misses('openai/gpt-4o-2024-05-13 and openai/gpt4o and quillon/quill-mini-3.')).toEqual([
+      ['openai/gpt-4o-2024-05-13', ['openai/gpt-4o']],
+      ['openai/gpt4o', ['openai/gpt-4o', 'openai/gpt-4']],
+      ['quillon/quill-mini-3', ['quillon/quill-mini-2']],
+    ]);
+  });
+
+  it('gives at most three suggestions, closest first', () => {
+    const [[, suggestions]] = misses('openai/gpt-4x') as [[string, string[]]];
+    expect(suggestions).toHaveLength(3);
+    expect(suggestions[0]).toBe('openai/gpt-4');
+  });
+
+  it('ignores listed ids, other vendors, paths and far names', () => {
+    expect(
+      misses('openai/gpt-4o meta-llama/Llama-3.1-8B-Instruct src/gpt-4x acme/gpt-4x openai/whisper-large'),
+    ).toEqual([]);
+  });
+
+  it('is not reported where a reference already covers the text', () => {
+    expect(misses('openai/gpt-4o:beta')).toEqual([]);
+    expect(found('openai/gpt-4o:beta')).toEqual([['openai/gpt-4o', 'openai/gpt-4o', 'id']]);
+  });
+});
+
+describe('the rules', () => {
+  it('closeness: two edits, or one `-` part (a date counts as one)', () => {
+    expect(closeness('gpt-4x', 'gpt-4o')).toBe(1);
+    expect(closeness('gtp-4o', 'gpt-4o')).toBe(2);
+    expect(closeness('quill-mini-2-lite', 'quill-mini-2')).toBe(1);
+    expect(closeness('gpt-4o-2024-05-13', 'gpt-4o')).toBe(1);
+    expect(closeness('claude-3-5-sonnet', 'claude-3-5-sonnet-20241022')).toBe(1);
+    expect(closeness('quill-max', 'quill-pro')).toBeUndefined();
+  });
+
+  it('isWholeToken: a `.` joins only a digit', () => {
+    expect(isWholeToken('gpt-4.1', 0, 5)).toBe(false);
+    expect(isWholeToken('gpt-4.', 0, 5)).toBe(true);
+    expect(isWholeToken('v.gpt', 2, 5)).toBe(true);
+    expect(isWholeToken('1.2', 2, 3)).toBe(false);
+  });
+});
