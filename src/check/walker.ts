@@ -1,0 +1,239 @@
+/**
+ * The files `check` reads: every text file under the given paths that git would track, whether or
+ * not the tree is a git repository. It honours `.gitignore` files at every level, the repository's
+ * `.git/info/exclude`, and `.model-feed-ignore` files (same syntax); it skips `.git`,
+ * `node_modules`, binary files (a NUL byte in the first 8 KB, as git decides), files over the size
+ * limit, and anything that is not a regular file. Symbolic links are followed only to regular
+ * files inside the tree: never to folders (no loops) and never out of it.
+ *
+ * The user's tree is untrusted: every file is opened without blocking and checked on its
+ * descriptor (a FIFO is refused, not waited on), ignore files are read only up to a bound, and
+ * folders are walked only so deep.
+ */
+
+import type { Ignore } from 'ignore';
+import { nodeFs } from '../lazy-node.js';
+
+/** Folders never walked, wherever they are. */
+const NEVER_WALKED = new Set(['.git', 'node_modules']);
+const IGNORE_FILES = ['.gitignore', '.model-feed-ignore'];
+/** An ignore file larger than this is read only this far: its rules are lines near the top. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+/** How deep below a path the walk goes; deeper folders are counted as skipped. */
+const MAX_DEPTH = 64;
+/** Git's rule: a NUL byte in the first 8,000 bytes makes a file binary. */
+const BINARY_PROBE_BYTES = 8000;
+/** How far up from a path a repository's top (a folder holding `.git`) is looked for. */
+const MAX_ANCESTORS = 64;
+
+export interface WalkOptions {
+  /** Files larger than this many bytes are skipped and counted. */
+  maxFileSize: number;
+}
+
+/** A text file to scan: its path as given (relative paths stay relative) and its content. */
+export interface ScannedFile {
+  path: string;
+  text: string;
+}
+
+/** What the walk left out, by reason, for the summary. */
+export interface WalkCounts {
+  scanned: number;
+  tooLarge: number;
+  binary: number;
+  /** Not a regular file, a link out of the tree, unreadable, or too deep. */
+  other: number;
+}
+
+/** One level of ignore rules: the folder they live in, and the rules. */
+interface IgnoreLevel {
+  folder: string;
+  rules: Ignore;
+}
+
+type Fs = typeof import('node:fs/promises');
+
+/** A regular file's bytes, up to `limit` (then `undefined`), or why not; opened without blocking. */
+async function readRegular(
+  fs: Fs,
+  path: string,
+  limit: number,
+): Promise<{ bytes: Buffer } | { skipped: 'tooLarge' | 'other' }> {
+  const { constants } = process.getBuiltinModule('node:fs');
+  let handle: import('node:fs/promises').FileHandle | undefined;
+  try {
+    handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { skipped: 'other' };
+    if (stat.size > limit) return { skipped: 'tooLarge' };
+    // Read to the limit, not to the size stat gave: the file may grow while it is read.
+    const buffer = Buffer.alloc(Math.min(stat.size, limit) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > limit) return { skipped: 'tooLarge' };
+    return { bytes: buffer.subarray(0, length) };
+  } catch {
+    return { skipped: 'other' };
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+async function loadIgnoreLevel(
+  fs: Fs,
+  folder: string,
+  files: readonly string[],
+): Promise<IgnoreLevel | undefined> {
+  const { join } = process.getBuiltinModule('node:path');
+  const texts: string[] = [];
+  for (const name of files) {
+    const read = await readRegular(fs, join(folder, name), Number.POSITIVE_INFINITY);
+    if ('bytes' in read) texts.push(read.bytes.subarray(0, MAX_IGNORE_FILE_BYTES).toString('utf8'));
+  }
+  if (!texts.length) return undefined;
+  const { default: ignore } = await import('ignore');
+  // Case-sensitive, as git is by default on Linux (core.ignorecase false).
+  return { folder, rules: ignore({ allowRelativePaths: true, ignorecase: false }).add(texts.join('\n')) };
+}
+
+/**
+ * Whether the rules ignore `path` (absolute): the deepest level with a rule about it decides, so a
+ * `!negation` in a nested `.gitignore` brings back what a parent's rule left out.
+ */
+function isIgnored(levels: readonly IgnoreLevel[], path: string, isFolder: boolean): boolean {
+  const { relative, sep } = process.getBuiltinModule('node:path');
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const level = levels[i]!;
+    let rel = relative(level.folder, path).split(sep).join('/');
+    if (!rel || rel.startsWith('..')) continue;
+    if (isFolder) rel += '/';
+    const verdict = level.rules.test(rel);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
+  }
+  return false;
+}
+
+/**
+ * The ignore levels above `start` up to its repository's top (a folder holding `.git`), top first,
+ * with the repository's `.git/info/exclude` below its top-level `.gitignore` in precedence. None
+ * when `start` is in no repository.
+ */
+async function ancestorLevels(fs: Fs, start: string): Promise<IgnoreLevel[]> {
+  const { dirname, join } = process.getBuiltinModule('node:path');
+  const chain: string[] = [];
+  let folder = start;
+  for (let i = 0; i < MAX_ANCESTORS; i++) {
+    chain.unshift(folder);
+    const git = await fs.lstat(join(folder, '.git')).catch(() => undefined);
+    if (git) {
+      const levels: IgnoreLevel[] = [];
+      const exclude = await loadIgnoreLevel(fs, join(folder, '.git', 'info'), ['exclude']);
+      if (exclude) levels.push({ folder, rules: exclude.rules });
+      for (const above of chain.slice(0, -1)) {
+        const level = await loadIgnoreLevel(fs, above, IGNORE_FILES);
+        if (level) levels.push(level);
+      }
+      return levels;
+    }
+    const parent = dirname(folder);
+    if (parent === folder) break;
+    folder = parent;
+  }
+  return [];
+}
+
+/**
+ * The text files under `paths`, one at a time, in a stable order (each folder's entries sorted by
+ * name). `counts` is filled in as the walk goes.
+ */
+export async function* walkFiles(
+  paths: readonly string[],
+  options: WalkOptions,
+  counts: WalkCounts,
+): AsyncGenerator<ScannedFile> {
+  const fs = nodeFs();
+  const { join, resolve, sep } = process.getBuiltinModule('node:path');
+
+  const scan = async function* (shown: string, absolute: string): AsyncGenerator<ScannedFile> {
+    const read = await readRegular(fs, absolute, options.maxFileSize);
+    if ('skipped' in read) {
+      counts[read.skipped]++;
+      return;
+    }
+    if (read.bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
+      counts.binary++;
+      return;
+    }
+    counts.scanned++;
+    yield { path: shown, text: read.bytes.toString('utf8') };
+  };
+
+  for (const given of paths) {
+    const root = resolve(given);
+    const stat = await fs.stat(root).catch(() => undefined);
+    if (!stat) {
+      counts.other++;
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      yield* scan(given, root);
+      continue;
+    }
+    const realRoot = await fs.realpath(root);
+    const inTree = (real: string) => real === realRoot || real.startsWith(`${realRoot}${sep}`);
+    const base = await ancestorLevels(fs, root);
+    // Depth first, by hand: each entry carries the ignore levels that apply below it.
+    const stack: { shown: string; absolute: string; levels: IgnoreLevel[]; depth: number }[] = [
+      { shown: given, absolute: root, levels: base, depth: 0 },
+    ];
+    while (stack.length) {
+      const folder = stack.pop()!;
+      const own = await loadIgnoreLevel(fs, folder.absolute, IGNORE_FILES);
+      const levels = own ? [...folder.levels, own] : folder.levels;
+      const entries = await fs.readdir(folder.absolute, { withFileTypes: true }).catch(() => undefined);
+      if (!entries) {
+        counts.other++;
+        continue;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const folders: typeof stack = [];
+      for (const entry of entries) {
+        const absolute = join(folder.absolute, entry.name);
+        const shown = join(folder.shown, entry.name);
+        if (entry.isDirectory()) {
+          if (NEVER_WALKED.has(entry.name) || isIgnored(levels, absolute, true)) continue;
+          if (folder.depth + 1 > MAX_DEPTH) {
+            counts.other++;
+            continue;
+          }
+          folders.push({ shown, absolute, levels, depth: folder.depth + 1 });
+          continue;
+        }
+        if (isIgnored(levels, absolute, false)) continue;
+        if (entry.isSymbolicLink()) {
+          const real = await fs.realpath(absolute).catch(() => undefined);
+          const target = real && inTree(real) ? await fs.stat(real).catch(() => undefined) : undefined;
+          if (!target?.isFile()) {
+            counts.other++;
+            continue;
+          }
+          yield* scan(shown, real!);
+          continue;
+        }
+        if (!entry.isFile()) {
+          counts.other++;
+          continue;
+        }
+        yield* scan(shown, absolute);
+      }
+      // Reversed onto the stack, so that folders are walked in name order.
+      stack.push(...folders.reverse());
+    }
+  }
+}
