@@ -213,6 +213,7 @@ function addWatchCommand(
       ).choices(['standard', 'slack']),
     )
     .option('--atom <file>', 'keep an Atom feed of the 100 most recent changes in this file')
+    .option('--atom-url <url>', 'the Atom feed\'s own address, for its rel="self" link (absolute http(s))')
     .configureHelp({
       showGlobalOptions: true,
       // A watcher logs at info unless told otherwise (commands/watch.ts): the root's default

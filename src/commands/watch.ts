@@ -88,6 +88,7 @@ async function createSink(
       return createAtomSink({
         path: sink.path,
         feedId: `urn:model-feed:feed:${feedHash}`,
+        selfUrl: sink.selfUrl,
         warn: (message) => log.warn(message),
       });
     }

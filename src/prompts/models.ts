@@ -41,7 +41,11 @@ export async function modelRecord(
   return (await getModel.run({ id: model.id }, { api, signal })).structured;
 }
 
-/** A model's vendor slug: the service's field, else the namespace of its catalog id. */
+/**
+ * A model's vendor slug, as the feed's `model` filter takes it: the namespace of its catalog id.
+ * The model's `vendor` may be the company's name ("Quillon" for "quillon/…"), which a service that
+ * matches the slug exactly answers with nothing; it stands in only for an id without a namespace.
+ */
 export function vendorOf(model: Model): string {
-  return model.vendor || model.id.slice(0, Math.max(0, model.id.indexOf('/'))) || model.id;
+  return model.id.slice(0, Math.max(0, model.id.indexOf('/'))) || model.vendor || model.id;
 }

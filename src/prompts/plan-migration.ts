@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { ChangeEvent, Model } from '../api/schemas.js';
+import type { Model } from '../api/schemas.js';
+import { concernedModelId, indexModels } from '../feed/concerns.js';
 import { modelUri } from '../resources/model.js';
 import { thousands } from '../tools/render.js';
 import { modelRecord, resolveModels, vendorOf } from './models.js';
@@ -9,22 +10,6 @@ import { definePrompt, embedded, instruction } from './prompt.js';
 const MAX_CANDIDATES = 10;
 /** The service's largest page of the feed. */
 const MAX_DEPRECATIONS = 100;
-
-/**
- * Whether a change is about this model. Events name their model by vendor slug and display name
- * only; the catalog id, the Hugging Face id or the name in its text tie it to one model.
- */
-export function concernsModel(event: ChangeEvent, model: Model): boolean {
-  const text = [event.title, event.summary, event.beforeValue, event.afterValue, event.sourceUrl]
-    .filter(Boolean)
-    .join(' ')
-    .toLowerCase();
-  const ids = [model.id, model.huggingfaceId].filter((id): id is string => Boolean(id));
-  if (ids.some((id) => text.includes(id.toLowerCase()))) return true;
-  return Boolean(
-    event.model.name && model.name && event.model.name.toLowerCase() === model.name.toLowerCase(),
-  );
-}
 
 const price = (value: number | null | undefined): number => value ?? Number.POSITIVE_INFINITY;
 
@@ -59,7 +44,8 @@ export const planMigration = definePrompt({
       modelRecord(api, model, signal),
       api.listChanges({ type: 'deprecation', model: vendor, limit: MAX_DEPRECATIONS }, signal),
     ]);
-    const notices = deprecations.items.filter((event) => concernsModel(event, model));
+    const index = indexModels(catalog.items);
+    const notices = deprecations.items.filter((event) => concernedModelId(event, index) === model.id);
     const candidates = migrationCandidates(catalog.items, model);
     const minContext = model.contextLength ?? 0;
     const noticesUri = `model-feed://changes?${new URLSearchParams({ type: 'deprecation', model: vendor })}`;

@@ -24,6 +24,7 @@ export interface WatchFlags {
   webhook?: string;
   webhookFormat?: string;
   atom?: string;
+  atomUrl?: string;
 }
 
 export type SinkChoice =
@@ -39,7 +40,8 @@ export type SinkChoice =
       /** As given, so that logs can hide it. */
       rawSecret: string | undefined;
     }
-  | { kind: 'atom'; path: string };
+  /** `selfUrl`: the feed's address (`--atom-url`), normalised; absent when not given. */
+  | { kind: 'atom'; path: string; selfUrl?: string };
 
 export interface WatchOptions {
   filters: FeedFilters;
@@ -115,6 +117,23 @@ function parsePath(raw: string | undefined, flag: string, cwd: string): string |
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
 }
 
+/** `--atom-url`: published in the feed, so an absolute http(s) URL and no credentials in it. */
+function parseAtomUrl(raw: string, shown: Shown): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw.trim());
+  } catch {}
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
+    fail(
+      '--atom-url',
+      `must be an absolute http(s) URL, the address feed readers fetch the feed from, e.g. https://example.com/changes.atom; got ${shown(raw)}.`,
+    );
+  }
+  if (url.username || url.password)
+    fail('--atom-url', 'is published in the feed: leave credentials out of it.');
+  return url.href;
+}
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): SinkChoice {
@@ -128,9 +147,17 @@ function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): Sin
   if (flags.webhookFormat !== undefined && flags.webhook === undefined) {
     fail('--webhook-format', 'applies only with --webhook <url>.');
   }
+  if (flags.atomUrl !== undefined && flags.atom === undefined) {
+    fail('--atom-url', 'applies only with --atom <file>.');
+  }
   if (flags.jsonl !== undefined)
     return { kind: 'jsonl', path: parsePath(flags.jsonl, '--jsonl', cwd) as string };
-  if (flags.atom !== undefined) return { kind: 'atom', path: parsePath(flags.atom, '--atom', cwd) as string };
+  if (flags.atom !== undefined) {
+    const path = parsePath(flags.atom, '--atom', cwd) as string;
+    return flags.atomUrl === undefined
+      ? { kind: 'atom', path }
+      : { kind: 'atom', path, selfUrl: parseAtomUrl(flags.atomUrl, shown) };
+  }
   if (flags.exec !== undefined) {
     if (flags.exec.trim() === '') fail('--exec', 'needs a command, e.g. --exec "./notify.sh".');
     return { kind: 'exec', command: flags.exec };

@@ -272,4 +272,25 @@ describe('--atom', () => {
     expect(ids.length).toBe((await feedIds(sandbox)).length);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('links the feed to itself with --atom-url, and refuses a URL that is not absolute http(s)', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'changes.atom');
+    const flags = ['--once', '--since', '0', '--state', join(dir, 's.json'), '--atom', file];
+    const run = await runWatch(
+      [...flags, '--atom-url', 'https://example.com/changes.atom'],
+      watchEnv(sandbox),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const feed = new XMLParser({ ignoreAttributes: false }).parse(readFileSync(file, 'utf8')).feed;
+    expect(feed.link).toEqual({
+      '@_rel': 'self',
+      '@_type': 'application/atom+xml',
+      '@_href': 'https://example.com/changes.atom',
+    });
+
+    const relative = await runWatch([...flags, '--atom-url', 'changes.atom'], watchEnv(sandbox));
+    expect(relative.code).toBe(2);
+    expect(relative.stderr).toContain('--atom-url must be an absolute http(s) URL');
+  });
 });

@@ -1,6 +1,17 @@
 /** The atom sink: a feed a real XML parser accepts, bounded, deduplicated, and read back after a restart. */
 
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -48,6 +59,7 @@ interface Feed {
   title: Node;
   updated: string;
   generator: Node;
+  link?: Node[];
   entry?: Entry[];
 }
 
@@ -109,7 +121,7 @@ afterEach(async () => {
 });
 
 describe('atom sink', () => {
-  it('writes an Atom 1.0 feed whose entry carries the change, user-only', async () => {
+  it('writes an Atom 1.0 feed whose entry carries the change', async () => {
     const sink = await atomSink({ title: 'GPT changes' });
     await sink.deliver(delivery({ verificationStatus: 'pending', official: false }), never);
     await sink.flush(never);
@@ -138,7 +150,7 @@ describe('atom sink', () => {
     expect(entry!.category.map((c) => c['@_term'])).toEqual(['price_change', 'pending']);
     expect(entry!.author.name).toBe('OpenRouter');
     expect(sink.label).toBe(`atom ${path}`);
-    if (process.platform !== 'win32') expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(feed.link).toBeUndefined();
   });
 
   it('leaves out a link that is not http(s) and a publication date that is not a date', async () => {
@@ -364,5 +376,104 @@ describe('atom sink', () => {
     await expect(stat(path)).rejects.toThrow();
     await sink.flush(never);
     expect((await readFeed()).entries).toHaveLength(1);
+  });
+});
+
+/** The mode bits of a file, or of a link's target. */
+const modeOf = async (file: string): Promise<number> => (await stat(file)).mode & 0o777;
+
+/** Runs `body` with the process umask set to `mask`, and puts the old one back. */
+async function withUmask<T>(mask: number, body: () => Promise<T>): Promise<T> {
+  const old = process.umask(mask);
+  try {
+    return await body();
+  } finally {
+    process.umask(old);
+  }
+}
+
+// A feed is meant to be served and holds no secret: its file is not made user-only, and a link to
+// it (a web server's folder, say) stays a link.
+describe.skipIf(process.platform === 'win32')('atom sink: the file it writes', () => {
+  it("gives a new file the umask's default mode, and keeps an existing file's mode", async () => {
+    const sink = await atomSink();
+    await withUmask(0o027, async () => {
+      await sink.deliver(delivery({ id: eventId(1) }), never);
+      await sink.flush(never);
+    });
+    expect((await modeOf(path)).toString(8)).toBe('640');
+
+    for (const mode of [0o644, 0o600, 0o664]) {
+      await chmod(path, mode);
+      await withUmask(0o077, async () => {
+        await sink.deliver(delivery({ id: eventId(mode) }), never);
+        await sink.flush(never);
+      });
+      expect((await modeOf(path)).toString(8)).toBe(mode.toString(8));
+    }
+  });
+
+  it('writes through a symlink to its target, atomically beside the target; the link stays a link', async () => {
+    const served = join(dir, 'www');
+    const target = join(served, 'changes.atom');
+    await mkdir(served);
+    await writeFile(target, '');
+    await chmod(target, 0o644);
+    await mkdir(join(dir, 'feeds'));
+    // A relative link to a relative link: each is resolved from its own folder.
+    await symlink('../www/changes.atom', join(dir, 'feeds', 'hop.atom'));
+    await symlink('hop.atom', path);
+
+    const sink = await atomSink();
+    await sink.deliver(delivery(), never);
+    await sink.flush(never);
+
+    expect((await lstat(path)).isSymbolicLink()).toBe(true);
+    expect((await lstat(join(dir, 'feeds', 'hop.atom'))).isSymbolicLink()).toBe(true);
+    expect((await lstat(target)).isFile()).toBe(true);
+    expect((await readFeed()).entries).toHaveLength(1);
+    expect(await readFile(target, 'utf8')).toBe(await readFile(path, 'utf8'));
+    expect((await modeOf(target)).toString(8)).toBe('644');
+    // No temp file left behind, in the target's folder or the link's.
+    expect((await readdir(served)).sort()).toEqual(['changes.atom']);
+    expect((await readdir(join(dir, 'feeds'))).sort()).toEqual(['changes.atom', 'hop.atom']);
+  });
+
+  it('creates the target of a dangling link, and gives up on a loop of links with ELOOP', async () => {
+    await mkdir(join(dir, 'feeds'));
+    await mkdir(join(dir, 'www'));
+    await symlink(join(dir, 'www', 'changes.atom'), path);
+    const sink = await atomSink();
+    await withUmask(0o022, async () => {
+      await sink.deliver(delivery(), never);
+      await sink.flush(never);
+    });
+    expect((await lstat(path)).isSymbolicLink()).toBe(true);
+    expect((await modeOf(join(dir, 'www', 'changes.atom'))).toString(8)).toBe('644');
+    expect((await readFeed()).entries).toHaveLength(1);
+
+    const loop = join(dir, 'feeds', 'loop.atom');
+    await symlink('loop.atom', loop);
+    const looping = await atomSink({ path: loop });
+    expect(warnings.at(-1)).toContain('(ELOOP)');
+    await looping.deliver(delivery(), never);
+    await expect(looping.flush(never)).rejects.toMatchObject({ code: 'ELOOP' });
+    expect((await lstat(loop)).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe("atom sink: the feed's own address", () => {
+  it('links the feed to itself with rel="self" when given its URL, XML-escaped', async () => {
+    const sink = await atomSink({ selfUrl: 'https://example.com/feeds/changes.atom?a=1&b=2' });
+    await sink.flush(never);
+    const { xml, feed } = await readFeed();
+    expect(feed.link).toEqual([
+      {
+        '@_rel': 'self',
+        '@_type': 'application/atom+xml',
+        '@_href': 'https://example.com/feeds/changes.atom?a=1&b=2',
+      },
+    ]);
+    expect(xml).toContain('href="https://example.com/feeds/changes.atom?a=1&amp;b=2"');
   });
 });

@@ -8,11 +8,16 @@
  * untrusted when read back: anything that is not an entry this sink wrote is dropped, with a
  * warning, and the file is replaced on the next flush.
  *
+ * A feed is meant to be served and holds no secret, so the file is not made user-only: an existing
+ * file keeps its mode, a new one gets the umask's default. A symlink (into a web server's folder,
+ * say) stays a link: the write goes to the file it leads to.
+ *
  * Every text from the service is made fit for XML 1.0 (characters it forbids removed, markup
  * escaped) and for a reader's screen (escape sequences, control characters and bidi overrides
  * removed), and cut to a length no real value reaches.
  */
 
+import { dirname, resolve } from 'node:path';
 import { apiSchemas, type ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
@@ -29,6 +34,11 @@ export interface AtomSinkOptions {
   title?: string;
   /** The feed's `<id>`: a stable URN the caller derives from the base URL and the filters. */
   feedId: string;
+  /**
+   * Where readers fetch the feed (`--atom-url`), an absolute http(s) URL: the feed's
+   * `<link rel="self">`, which feed validators ask for. @default none
+   */
+  selfUrl?: string;
   /** The clock for the feed's `<updated>`. @default () => new Date() */
   now?: () => Date;
   /** Told when the existing file cannot be read back (it is then replaced on the next flush). */
@@ -213,6 +223,9 @@ function renderFeed(options: AtomSinkOptions, entries: readonly Delivery[], upda
     `  <id>${xml(options.feedId)}</id>\n`,
     `  <title type="text">${xml(title)}</title>\n`,
     `  <updated>${updated.toISOString()}</updated>\n`,
+    options.selfUrl
+      ? `  <link rel="self" type="application/atom+xml" href="${xml(options.selfUrl)}"/>\n`
+      : '',
     `  <generator version="${xml(VERSION)}">model-feed-mcp</generator>\n`,
     ...entries.map(renderEntry),
     '</feed>\n',
@@ -266,6 +279,55 @@ async function readHead(path: string): Promise<string | undefined> {
   } finally {
     await handle.close();
   }
+}
+
+/** As many links as Linux follows in one path (SYMLOOP_MAX) before it gives up with ELOOP. */
+const MAX_LINK_HOPS = 40;
+
+function fsError(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * The file a write to `path` lands in: `path` itself, or the end of its chain of symlinks, which
+ * may not exist yet. Renaming over `path` would replace the link with a file.
+ */
+async function linkTarget(path: string): Promise<string> {
+  let current = path;
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop += 1) {
+    let link: string;
+    try {
+      link = await nodeFs().readlink(current);
+    } catch (error) {
+      // EINVAL: not a link. ENOENT: nothing there yet, the write creates it.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EINVAL' || code === 'ENOENT') return current;
+      throw error;
+    }
+    current = resolve(dirname(current), link);
+  }
+  throw fsError('ELOOP', `${path}: too many levels of symbolic links`);
+}
+
+/** An existing file's permission bits; for a new file, what the umask leaves of 0666. */
+async function modeFor(file: string): Promise<number> {
+  try {
+    return (await nodeFs().stat(file)).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  // Reading the umask sets it twice (DEP0139), a race only with threads that create files, and a
+  // watcher runs none. The alternative, a probe file, costs a file per write.
+  return 0o666 & ~process.umask();
+}
+
+/**
+ * Replaces the feed atomically, through a symlink: the temp file goes beside the link's target,
+ * so the rename stays on one filesystem and the link stays a link.
+ */
+async function writeFeed(path: string, text: string): Promise<void> {
+  const target = await linkTarget(path);
+  await writeFileAtomic(target, text, { mode: await modeFor(target) });
 }
 
 interface Loaded {
@@ -329,7 +391,7 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
     if (version === written) return;
     if (signal.aborted) throw signal.reason;
     const target = version;
-    await writeFileAtomic(options.path, renderFeed(options, entries, now()));
+    await writeFeed(options.path, renderFeed(options, entries, now()));
     written = target;
   }
 
