@@ -1,0 +1,125 @@
+/**
+ * What `check` says about each model a codebase references, from the catalog, the feed's
+ * deprecation notices and price history. Pure: the service's answers in, findings out.
+ *
+ * - `deprecated`: a deprecation notice concerns the model, by the feed's one rule
+ *   (feed/concerns.ts), so a notice that names its replacement does not make the replacement
+ *   deprecated. The newest notice is given.
+ * - `price_increase`: the input or output price rose since a date. The price then is the last
+ *   history point at or before it (the first point, if the history starts later); now is today's
+ *   catalog price.
+ * - `cheaper`, for information: the catalog model with at least the same context and the lowest
+ *   input price below this one's, leaving out deprecated models.
+ * (`not_listed` comes from the matcher's near misses, not from here.)
+ */
+
+import type { ChangeEvent, Model, PriceHistory } from '../api/schemas.js';
+import { concernedModelId, indexModels } from '../feed/concerns.js';
+
+export const FINDING_KINDS = ['deprecated', 'not_listed', 'price_increase', 'cheaper'] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+export interface Prices {
+  input: number | null;
+  output: number | null;
+}
+
+export type Finding =
+  | { kind: 'deprecated'; date: string; title: string; source: string | null; changeId: string }
+  | { kind: 'not_listed'; suggestions: string[] }
+  | { kind: 'price_increase'; since: string; before: Prices; after: Prices }
+  | { kind: 'cheaper'; modelId: string; inputPrice: number; contextLength: number };
+
+export interface FindingsInput {
+  catalog: readonly Model[];
+  /** The feed's deprecation notices. */
+  deprecations: readonly ChangeEvent[];
+  /** Price history by catalog id, for the models that were price-checked. */
+  histories: ReadonlyMap<string, PriceHistory>;
+  /** Unix seconds: price increases are counted from then. */
+  since: number;
+}
+
+const isoDate = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+const noticeTime = (event: ChangeEvent) => Date.parse(event.publishedAt ?? event.detectedAt) || 0;
+
+/** The price in effect at `since`: the last point at or before it, else the first point. */
+export function priceAt(history: PriceHistory, since: number): Prices | undefined {
+  const points = [...history.points].sort((a, b) => a.observedAt - b.observedAt);
+  const point = points.filter((p) => p.observedAt <= since).at(-1) ?? points[0];
+  return point ? { input: point.inputPrice ?? null, output: point.outputPrice ?? null } : undefined;
+}
+
+const rose = (before: number | null, after: number | null) =>
+  before !== null && after !== null && after > before;
+
+/** Works out, once per catalog and notices, the findings of any referenced model. */
+export function findingsFor(input: FindingsInput): (modelId: string) => Finding[] {
+  const index = indexModels(input.catalog);
+  const byId = new Map(input.catalog.map((model) => [model.id, model]));
+  const notices = new Map<string, ChangeEvent>();
+  for (const event of input.deprecations) {
+    if (event.eventType !== 'deprecation') continue;
+    const modelId = concernedModelId(event, index);
+    if (!modelId) continue;
+    const held = notices.get(modelId);
+    if (!held || noticeTime(event) > noticeTime(held)) notices.set(modelId, event);
+  }
+  /** What a cheaper model can be: priced, with a known context, and not deprecated. */
+  const alternatives: { id: string; price: number; context: number }[] = [];
+  for (const model of input.catalog) {
+    const price = model.pricing?.inputPerMillion;
+    if (typeof price === 'number' && model.contextLength != null && !notices.has(model.id)) {
+      alternatives.push({ id: model.id, price, context: model.contextLength });
+    }
+  }
+
+  return (modelId) => {
+    const findings: Finding[] = [];
+    const notice = notices.get(modelId);
+    if (notice) {
+      findings.push({
+        kind: 'deprecated',
+        date: new Date(noticeTime(notice)).toISOString().slice(0, 10),
+        title: notice.title,
+        source: notice.sourceUrl ?? notice.sourceName ?? null,
+        changeId: notice.id,
+      });
+    }
+    const model = byId.get(modelId);
+    const history = input.histories.get(modelId);
+    const before = history && priceAt(history, input.since);
+    if (model && before) {
+      const after = {
+        input: model.pricing?.inputPerMillion ?? null,
+        output: model.pricing?.outputPerMillion ?? null,
+      };
+      if (rose(before.input, after.input) || rose(before.output, after.output)) {
+        findings.push({ kind: 'price_increase', since: isoDate(input.since), before, after });
+      }
+    }
+    const price = model?.pricing?.inputPerMillion;
+    const context = model?.contextLength;
+    if (typeof price === 'number' && context != null) {
+      let best: (typeof alternatives)[number] | undefined;
+      for (const other of alternatives) {
+        if (other.id === modelId || other.context < context || other.price >= price) continue;
+        if (
+          !best ||
+          other.price < best.price ||
+          (other.price === best.price && other.context > best.context)
+        ) {
+          best = other;
+        }
+      }
+      if (best)
+        findings.push({
+          kind: 'cheaper',
+          modelId: best.id,
+          inputPrice: best.price,
+          contextLength: best.context,
+        });
+    }
+    return findings;
+  };
+}
