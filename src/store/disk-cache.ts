@@ -12,7 +12,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RateLimitInfo } from '../api/rate-limit.js';
+import { MAX_RETRY_AFTER_S, type RateLimitInfo } from '../api/rate-limit.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { ensureFolder, writeFileAtomic } from './atomic-file.js';
 
@@ -174,18 +174,35 @@ export class DiskCache {
       }
       return undefined;
     }
-    if (record?.v !== VERSION || typeof record.retryAt !== 'number' || record.retryAt <= this.now()) {
-      return undefined;
+    const now = this.now();
+    const { retryAt, storedAt } = record ?? {};
+    if (record?.v !== VERSION || typeof retryAt !== 'number' || typeof storedAt !== 'number') {
+      return this.dropLimit(path, 'not a 429 record of this version');
     }
+    // The same guards as a catalog entry's, or one record would stop every call until its time:
+    // stored "in the future" (a clock set back since), or a wait longer than any retry-after allowed.
+    if (storedAt > now + CLOCK_SLACK_MS) return this.dropLimit(path, 'stored after now');
+    if (retryAt > now + MAX_RETRY_AFTER_S * 1000 + CLOCK_SLACK_MS) {
+      return this.dropLimit(path, 'a wait longer than any retry-after');
+    }
+    if (retryAt <= now) return undefined;
     return {
-      retryAt: record.retryAt,
+      retryAt,
       serviceMessage: typeof record.serviceMessage === 'string' ? record.serviceMessage : undefined,
       rateLimit: (record.rateLimit ?? undefined) as RateLimitInfo | undefined,
     };
   }
 
   async writeLimit(limit: SharedLimit): Promise<void> {
-    await this.writeRecord('429', { v: VERSION, ...limit });
+    await this.writeRecord('429', { v: VERSION, storedAt: this.now(), ...limit });
+  }
+
+  private async dropLimit(path: string, why: string): Promise<undefined> {
+    this.options.note?.(`disk cache: dropped ${path}: ${why}`);
+    await nodeFs()
+      .rm(path, { force: true })
+      .catch(() => {});
+    return undefined;
   }
 
   private async writeRecord(name: string, record: Record<string, unknown>): Promise<void> {
