@@ -187,6 +187,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         now: Date.now,
         sleep,
         random: Math.random,
+        checkLock: lock.check,
       },
       controller.signal,
     );

@@ -10,11 +10,12 @@
  * - A corrupt, foreign or unreadable file is ignored and removed, never fatal: it is only a cache.
  */
 
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RateLimitInfo } from '../api/rate-limit.js';
+import { MAX_RETRY_AFTER_S, type RateLimitInfo } from '../api/rate-limit.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { ensureFolder, writeFileAtomic } from './atomic-file.js';
+import { openRegular, openRegularSync, readHead, readHeadSync } from './open-regular.js';
 
 export const DEFAULT_DISK_CACHE_BYTES = 5 * 1024 * 1024;
 const VERSION = 1;
@@ -111,14 +112,21 @@ export class DiskCache {
   private async readRecord(path: string): Promise<(Record<string, unknown> & { bytes: number }) | undefined> {
     if (!(await this.prepare())) return undefined;
     try {
-      const info = await nodeFs().stat(path);
-      if (info.size > this.maxBytes) throw new Error('larger than the whole cache');
-      const text = await nodeFs().readFile(path, 'utf8');
+      const opened = await openRegular(path);
+      if (opened.kind === 'missing') return undefined;
+      if (opened.kind === 'refused') throw new Error(opened.reason);
+      let bytes: Buffer;
+      try {
+        bytes = await readHead(opened.file, this.maxBytes);
+      } finally {
+        await opened.file.close();
+      }
+      if (bytes.length > this.maxBytes) throw new Error('larger than the whole cache');
+      const text = bytes.toString('utf8');
       const record = JSON.parse(text) as Record<string, unknown>;
       if (record?.v !== VERSION) throw new Error('not a cache file of this version');
       return { ...record, bytes: text.length };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
       await nodeFs()
         .rm(path, { force: true })
@@ -160,32 +168,51 @@ export class DiskCache {
     const path = this.file('429');
     let record: Record<string, unknown>;
     try {
-      // Only a small regular file is read: a FIFO would block the process, a huge file cost a read
-      // before every request.
-      const info = statSync(path);
-      if (!info.isFile() || info.size > MAX_LIMIT_FILE_BYTES) throw new Error('not a 429 record');
-      record = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
-        await nodeFs()
-          .rm(path, { force: true })
-          .catch(() => {});
+      // Opened without blocking and judged on the descriptor: a FIFO would block the process, a
+      // huge file cost a read before every request, another user's file say anything.
+      const opened = openRegularSync(path);
+      if (opened.kind === 'missing') return undefined;
+      if (opened.kind === 'refused') return this.dropLimit(path, opened.reason);
+      let bytes: Buffer;
+      try {
+        bytes = readHeadSync(opened.file, MAX_LIMIT_FILE_BYTES);
+      } finally {
+        closeSync(opened.file);
       }
-      return undefined;
+      if (bytes.length > MAX_LIMIT_FILE_BYTES) return this.dropLimit(path, 'larger than a 429 record');
+      record = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    } catch (error) {
+      return this.dropLimit(path, (error as Error).message);
     }
-    if (record?.v !== VERSION || typeof record.retryAt !== 'number' || record.retryAt <= this.now()) {
-      return undefined;
+    const now = this.now();
+    const { retryAt, storedAt } = record ?? {};
+    if (record?.v !== VERSION || typeof retryAt !== 'number' || typeof storedAt !== 'number') {
+      return this.dropLimit(path, 'not a 429 record of this version');
     }
+    // The same guards as a catalog entry's, or one record would stop every call until its time:
+    // stored "in the future" (a clock set back since), or a wait longer than any retry-after allowed.
+    if (storedAt > now + CLOCK_SLACK_MS) return this.dropLimit(path, 'stored after now');
+    if (retryAt > now + MAX_RETRY_AFTER_S * 1000 + CLOCK_SLACK_MS) {
+      return this.dropLimit(path, 'a wait longer than any retry-after');
+    }
+    if (retryAt <= now) return undefined;
     return {
-      retryAt: record.retryAt,
+      retryAt,
       serviceMessage: typeof record.serviceMessage === 'string' ? record.serviceMessage : undefined,
       rateLimit: (record.rateLimit ?? undefined) as RateLimitInfo | undefined,
     };
   }
 
   async writeLimit(limit: SharedLimit): Promise<void> {
-    await this.writeRecord('429', { v: VERSION, ...limit });
+    await this.writeRecord('429', { v: VERSION, storedAt: this.now(), ...limit });
+  }
+
+  private async dropLimit(path: string, why: string): Promise<undefined> {
+    this.options.note?.(`disk cache: dropped ${path}: ${why}`);
+    await nodeFs()
+      .rm(path, { force: true })
+      .catch(() => {});
+    return undefined;
   }
 
   private async writeRecord(name: string, record: Record<string, unknown>): Promise<void> {

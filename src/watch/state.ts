@@ -4,12 +4,12 @@
  * credentials, and the key is not part of anything stored).
  */
 
-import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StateFileError } from '../errors.js';
 import type { FeedFilters } from '../feed/follower.js';
-import { nodeCrypto, nodeFs } from '../lazy-node.js';
+import { nodeCrypto } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
+import { openRegular, readHead } from '../store/open-regular.js';
 
 export { StateFileError };
 
@@ -39,22 +39,30 @@ export function feedHash(baseUrl: string, filters: FeedFilters): string {
   return nodeCrypto().createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
+/**
+ * The file's text, or undefined when there is none. Only a regular file of this user's is read: a
+ * FIFO would block the process (even SIGTERM could not end it), and a file someone else planted
+ * could hold a cursor that skips every change. A symbolic link is followed, to a file that passes
+ * the same checks: `--state` is the user's own choice, and the default folder is user-only.
+ */
 async function readBounded(path: string): Promise<string | undefined> {
-  let handle: FileHandle;
+  let opened: Awaited<ReturnType<typeof openRegular>>;
   try {
-    handle = await nodeFs().open(path, 'r');
+    opened = await openRegular(path, { followLink: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
   }
+  if (opened.kind === 'missing') return undefined;
+  if (opened.kind === 'refused') {
+    throw new StateFileError(`${path} ${opened.reason}. Move it away, or give another --state file`);
+  }
   try {
-    const buffer = Buffer.alloc(MAX_STATE_BYTES + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_STATE_BYTES)
+    const bytes = await readHead(opened.file, MAX_STATE_BYTES);
+    if (bytes.length > MAX_STATE_BYTES)
       throw new StateFileError(`${path} is too large to be a watch state file`);
-    return buffer.subarray(0, bytesRead).toString('utf8');
+    return bytes.toString('utf8');
   } finally {
-    await handle.close();
+    await opened.file.close();
   }
 }
 

@@ -35,6 +35,8 @@ export interface WatcherDeps {
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   random(): number;
+  /** Throws unless this process still holds the state file's lock: asked before every save. */
+  checkLock?(): Promise<void>;
 }
 
 export interface WatchResult {
@@ -70,6 +72,8 @@ export async function runWatcher(
   let state: WatchState;
 
   const save = async (cursor: number, delivered: number) => {
+    // Taken over meanwhile (the lock judged stale, or deleted): two watchers would share one cursor.
+    await deps.checkLock?.();
     state = {
       ...state,
       cursor,

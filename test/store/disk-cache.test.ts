@@ -60,4 +60,34 @@ describe('the disk cache', () => {
     writeFileSync(path, `{"v":1,"retryAt":${Date.now() + 60_000},"pad":"${'x'.repeat(100_000)}"}`);
     expect(await shared.readLimit()).toBeUndefined();
   });
+
+  it('a 429 record from "the future" or beyond 26 h is dropped, never a freeze of every call', async () => {
+    const dir = folder();
+    const now = Date.now();
+    const hour = 3_600_000;
+    // Written before the clock stepped back 10 h: its wait looks fine, but it was stored "after now".
+    await cache(dir, () => now + 10 * hour).writeLimit({
+      retryAt: now + 11 * hour,
+      serviceMessage: 'limit',
+      rateLimit: undefined,
+    });
+    expect(await cache(dir).readLimit()).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
+
+    // A stray record (or one from a clock a year ahead) whose wait is longer than any retry-after allowed.
+    await cache(dir).writeLimit({
+      retryAt: now + 30 * 24 * hour,
+      serviceMessage: 'limit',
+      rateLimit: undefined,
+    });
+    const [name] = readdirSync(dir);
+    expect(await cache(dir).readLimit()).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
+    writeFileSync(join(dir, name as string), JSON.stringify({ v: 1, retryAt: now + 30 * 24 * hour }));
+    expect(await cache(dir).readLimit()).toBeUndefined();
+
+    // Up to 26 h ahead, stored now: honoured.
+    await cache(dir).writeLimit({ retryAt: now + 26 * hour, serviceMessage: 'limit', rateLimit: undefined });
+    expect((await cache(dir).readLimit())?.retryAt).toBe(now + 26 * hour);
+  });
 });

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +79,43 @@ describe('acquireLock', () => {
     const torn = join(dir(), 'b.lock');
     writeFileSync(torn, '{"pid": 12');
     await (await acquireLock(torn)).release();
+  });
+
+  it('a takeover guard left by a taker that died is taken over too; a live taker is named', async () => {
+    const folder = dir();
+    const path = join(folder, 'state.json.lock');
+    const stale = JSON.stringify({ pid: deadPid(), host: hostname(), startedAt: 'then' });
+    const guard = `${path}.${createHash('sha256').update(stale).digest('hex').slice(0, 16)}.takeover`;
+    // A process judged the lock stale, created the guard, and was killed before replacing the lock.
+    writeFileSync(path, stale);
+    writeFileSync(guard, JSON.stringify({ pid: deadPid(), host: hostname(), startedAt: 'then' }));
+    const lock = await acquireLock(path);
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
+    expect(readdirSync(folder)).toEqual(['state.json.lock']);
+    await lock.release();
+
+    // A live process is taking the stale lock over (it holds the guard): refused, naming that process.
+    writeFileSync(path, stale);
+    writeFileSync(
+      guard,
+      JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
+    expect((await lockedBy(path)).holder?.pid).toBe(process.ppid);
+    expect(readFileSync(path, 'utf8')).toBe(stale);
+    rmSync(folder, { recursive: true });
+  });
+
+  it('check passes while the lock is ours, and fails once it was taken over or removed', async () => {
+    const folder = dir();
+    const path = join(folder, 'state.json.lock');
+    const lock = await acquireLock(path);
+    await lock.check();
+    writeFileSync(path, JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: '' }));
+    await expect(lock.check()).rejects.toThrow(`process ${process.ppid} on ${hostname()} holds it now`);
+    rmSync(path);
+    await expect(lock.check()).rejects.toThrow('it was removed');
+    await expect(lock.check()).rejects.toBeInstanceOf(StateFileError);
+    rmSync(folder, { recursive: true });
   });
 
   it('release leaves a lock another process holds alone', async () => {
