@@ -13,11 +13,12 @@
 
 import type { Ignore } from 'ignore';
 import { nodeFs } from '../lazy-node.js';
+import { openRegular, readHead } from '../store/open-regular.js';
 
 /** Folders never walked, wherever they are. */
 const NEVER_WALKED = new Set(['.git', 'node_modules']);
 const IGNORE_FILES = ['.gitignore', '.model-feed-ignore'];
-/** An ignore file larger than this is read only this far: its rules are lines near the top. */
+/** An ignore file larger than this is not read: real ones are a few KB. */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 /** How deep below a path the walk goes; deeper folders are counted as skipped. */
 const MAX_DEPTH = 64;
@@ -54,46 +55,34 @@ interface IgnoreLevel {
 
 type Fs = typeof import('node:fs/promises');
 
-/** A regular file's bytes, up to `limit` (then `undefined`), or why not; opened without blocking. */
+/**
+ * A regular file's bytes, if it holds at most `limit`, or why not. Opened without blocking and
+ * judged on its descriptor (store/open-regular.ts); anyone's file, since a tree is only read.
+ */
 async function readRegular(
-  fs: Fs,
   path: string,
   limit: number,
 ): Promise<{ bytes: Buffer } | { skipped: 'tooLarge' | 'other' }> {
-  const { constants } = process.getBuiltinModule('node:fs');
-  let handle: import('node:fs/promises').FileHandle | undefined;
+  const opened = await openRegular(path, { followLink: true, anyOwner: true }).catch(() => undefined);
+  if (opened?.kind !== 'file') return { skipped: 'other' };
   try {
-    handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stat = await handle.stat();
-    if (!stat.isFile()) return { skipped: 'other' };
-    if (stat.size > limit) return { skipped: 'tooLarge' };
-    // Read to the limit, not to the size stat gave: the file may grow while it is read.
-    const buffer = Buffer.alloc(Math.min(stat.size, limit) + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > limit) return { skipped: 'tooLarge' };
-    return { bytes: buffer.subarray(0, length) };
+    if (opened.size > limit) return { skipped: 'tooLarge' };
+    // Up to the size it had, plus a byte: a file that grew past the limit meanwhile is too large.
+    const bytes = await readHead(opened.file, Math.min(opened.size, limit));
+    return bytes.length > limit ? { skipped: 'tooLarge' } : { bytes };
   } catch {
     return { skipped: 'other' };
   } finally {
-    await handle?.close().catch(() => {});
+    await opened.file.close().catch(() => {});
   }
 }
 
-async function loadIgnoreLevel(
-  fs: Fs,
-  folder: string,
-  files: readonly string[],
-): Promise<IgnoreLevel | undefined> {
+async function loadIgnoreLevel(folder: string, files: readonly string[]): Promise<IgnoreLevel | undefined> {
   const { join } = process.getBuiltinModule('node:path');
   const texts: string[] = [];
   for (const name of files) {
-    const read = await readRegular(fs, join(folder, name), Number.POSITIVE_INFINITY);
-    if ('bytes' in read) texts.push(read.bytes.subarray(0, MAX_IGNORE_FILE_BYTES).toString('utf8'));
+    const read = await readRegular(join(folder, name), MAX_IGNORE_FILE_BYTES);
+    if ('bytes' in read) texts.push(read.bytes.toString('utf8'));
   }
   if (!texts.length) return undefined;
   const { default: ignore } = await import('ignore');
@@ -133,10 +122,10 @@ async function ancestorLevels(fs: Fs, start: string): Promise<IgnoreLevel[]> {
     const git = await fs.lstat(join(folder, '.git')).catch(() => undefined);
     if (git) {
       const levels: IgnoreLevel[] = [];
-      const exclude = await loadIgnoreLevel(fs, join(folder, '.git', 'info'), ['exclude']);
+      const exclude = await loadIgnoreLevel(join(folder, '.git', 'info'), ['exclude']);
       if (exclude) levels.push({ folder, rules: exclude.rules });
       for (const above of chain.slice(0, -1)) {
-        const level = await loadIgnoreLevel(fs, above, IGNORE_FILES);
+        const level = await loadIgnoreLevel(above, IGNORE_FILES);
         if (level) levels.push(level);
       }
       return levels;
@@ -161,7 +150,7 @@ export async function* walkFiles(
   const { join, resolve, sep } = process.getBuiltinModule('node:path');
 
   const scan = async function* (shown: string, absolute: string): AsyncGenerator<ScannedFile> {
-    const read = await readRegular(fs, absolute, options.maxFileSize);
+    const read = await readRegular(absolute, options.maxFileSize);
     if ('skipped' in read) {
       counts[read.skipped]++;
       return;
@@ -194,7 +183,7 @@ export async function* walkFiles(
     ];
     while (stack.length) {
       const folder = stack.pop()!;
-      const own = await loadIgnoreLevel(fs, folder.absolute, IGNORE_FILES);
+      const own = await loadIgnoreLevel(folder.absolute, IGNORE_FILES);
       const levels = own ? [...folder.levels, own] : folder.levels;
       const entries = await fs.readdir(folder.absolute, { withFileTypes: true }).catch(() => undefined);
       if (!entries) {

@@ -1,0 +1,219 @@
+/**
+ * A check report as each `--format` writes it: `text` for people, `json` (schema in docs/check.md),
+ * `sarif` (2.1.0, for GitHub code scanning) and `github` (workflow commands that annotate a pull
+ * request). Pure. The files' text and the service's are untrusted: every value goes out one-line
+ * and terminal-safe, and JSON with the characters a terminal or a line reader acts on escaped.
+ */
+
+import { escapeJsonText, oneLine } from '../text/terminal.js';
+import { VERSION } from '../version.js';
+import { FINDING_KINDS, type FindingKind } from './findings.js';
+import type { CheckReport, Occurrence, ReportedFinding } from './report.js';
+
+export const FORMATS = ['text', 'json', 'sarif', 'github'] as const;
+export type CheckFormat = (typeof FORMATS)[number];
+
+const KIND_LABEL: Record<FindingKind, string> = {
+  deprecated: 'deprecated',
+  not_listed: 'not listed',
+  price_increase: 'price increase',
+  cheaper: 'cheaper',
+};
+
+const RULES: Record<FindingKind, { name: string; description: string }> = {
+  deprecated: {
+    name: 'DeprecatedModel',
+    description: 'A deprecation notice in the feed concerns this model.',
+  },
+  not_listed: {
+    name: 'ModelNotListed',
+    description: 'This looks like a catalog id, but the catalog does not list it (retired, or a typo).',
+  },
+  price_increase: {
+    name: 'ModelPriceIncrease',
+    description: 'The model costs more than it did on the date given.',
+  },
+  cheaper: {
+    name: 'CheaperModel',
+    description: 'A catalog model with at least the same context has a lower input price.',
+  },
+};
+
+const money = (value: number | null) => (value === null ? 'unknown' : `$${value}`);
+
+/** What is said about a finding, in one line. */
+export function describeFinding(finding: ReportedFinding): string {
+  const said = ((): string => {
+    switch (finding.kind) {
+      case 'deprecated':
+        return `deprecated ${finding.date}: ${oneLine(finding.title)}${finding.source ? ` (${oneLine(finding.source)})` : ''}`;
+      case 'not_listed':
+        return `not listed${finding.suggestions.length ? `; did you mean ${finding.suggestions.join(', ')}?` : ''}`;
+      case 'price_increase':
+        return (
+          `price increase since ${finding.since}: input ${money(finding.before.input)} → ${money(finding.after.input)}, ` +
+          `output ${money(finding.before.output)} → ${money(finding.after.output)} per 1M tokens`
+        );
+      case 'cheaper':
+        return `cheaper: ${finding.modelId} at $${finding.inputPrice} per 1M input tokens, ${finding.contextLength.toLocaleString('en-US')} context`;
+    }
+  })();
+  return finding.baselined ? `${said} [baselined]` : said;
+}
+
+const place = (o: Occurrence) => `${oneLine(o.path)}:${o.line}:${o.column}`;
+
+function renderText(report: CheckReport): string {
+  const lines: string[] = [];
+  let path: string | undefined;
+  for (const occurrence of report.occurrences) {
+    if (occurrence.path !== path) {
+      if (path !== undefined) lines.push('');
+      path = occurrence.path;
+      lines.push(oneLine(path));
+    }
+    const model = occurrence.modelId ?? '(not in the catalog)';
+    const findings = occurrence.findings.map(describeFinding);
+    lines.push(
+      `  ${place(occurrence)}  ${oneLine(occurrence.text)} → ${model}${findings.length ? `  ${findings.join('; ')}` : ''}`,
+    );
+  }
+  const s = report.summary;
+  const byKind = FINDING_KINDS.filter((kind) => s.findings[kind] > 0).map(
+    (kind) => `${s.findings[kind]} ${KIND_LABEL[kind]}`,
+  );
+  const skipped = [
+    s.tooLarge && `${s.tooLarge} over --max-file-size`,
+    s.binary && `${s.binary} binary`,
+    s.other && `${s.other} not regular files or unreadable`,
+  ].filter(Boolean);
+  if (lines.length) lines.push('');
+  lines.push(
+    `${s.scanned} ${s.scanned === 1 ? 'file' : 'files'} scanned, ${s.references} ${s.references === 1 ? 'reference' : 'references'}, ` +
+      `findings: ${byKind.length ? byKind.join(', ') : 'none'}` +
+      (s.baselined ? ` (${s.baselined} baselined)` : '') +
+      (skipped.length ? `; skipped: ${skipped.join(', ')}` : '') +
+      '.',
+  );
+  if (s.notPriceChecked.length) {
+    lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
+  }
+  lines.push(
+    report.failed
+      ? `Failed: a finding of a kind in --fail-on (${report.failOn.join(',')}) is not in the baseline.`
+      : `Passed (--fail-on ${report.failOn.length ? report.failOn.join(',') : 'none'}).`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function renderJson(report: CheckReport): string {
+  const document = {
+    version: 1,
+    tool: { name: 'model-feed-mcp', version: VERSION },
+    failOn: report.failOn,
+    failed: report.failed,
+    summary: report.summary,
+    references: report.occurrences.map((o) => ({
+      path: o.path,
+      line: o.line,
+      column: o.column,
+      text: o.text,
+      model: o.modelId,
+      findings: o.findings,
+    })),
+  };
+  return `${escapeJsonText(JSON.stringify(document, null, 2))}\n`;
+}
+
+/** A path as a SARIF artifact URI, relative to the folder `check` ran in. */
+const artifactUri = (path: string) =>
+  path
+    .split(/[\\/]/)
+    .filter((part) => part !== '.')
+    .map(encodeURIComponent)
+    .join('/');
+
+function renderSarif(report: CheckReport): string {
+  const level = (kind: FindingKind) =>
+    report.failOn.includes(kind) ? 'error' : kind === 'cheaper' ? 'note' : 'warning';
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'model-feed-mcp',
+            version: VERSION,
+            informationUri: 'https://www.npmjs.com/package/model-feed-mcp',
+            rules: FINDING_KINDS.map((kind) => ({
+              id: kind,
+              name: RULES[kind].name,
+              shortDescription: { text: RULES[kind].description },
+              defaultConfiguration: { level: level(kind) },
+            })),
+          },
+        },
+        results: report.occurrences.flatMap((o) =>
+          o.findings.map((finding) => ({
+            ruleId: finding.kind,
+            ruleIndex: FINDING_KINDS.indexOf(finding.kind),
+            level: finding.baselined ? 'note' : level(finding.kind),
+            baselineState: finding.baselined ? 'unchanged' : 'new',
+            message: {
+              text: `${oneLine(o.text)} → ${o.modelId ?? '(not in the catalog)'}: ${describeFinding(finding)}`,
+            },
+            locations: [
+              {
+                physicalLocation: {
+                  artifactLocation: { uri: artifactUri(o.path) },
+                  region: {
+                    startLine: o.line,
+                    startColumn: o.column,
+                    endLine: o.line,
+                    endColumn: o.column + o.text.length,
+                  },
+                },
+              },
+            ],
+          })),
+        ),
+      },
+    ],
+  };
+  return `${escapeJsonText(JSON.stringify(sarif, null, 2))}\n`;
+}
+
+/** GitHub's workflow command escaping: of the message, and more of a property's value. */
+const escapeData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (text: string) => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+function renderGithub(report: CheckReport): string {
+  const lines = report.occurrences.flatMap((o) =>
+    o.findings.map((finding) => {
+      const command = !finding.baselined && report.failOn.includes(finding.kind) ? 'error' : 'warning';
+      const properties = [
+        `file=${escapeProperty(oneLine(o.path))}`,
+        `line=${o.line}`,
+        `col=${o.column}`,
+        `endColumn=${o.column + o.text.length}`,
+        `title=${escapeProperty(`model ${KIND_LABEL[finding.kind]}`)}`,
+      ].join(',');
+      return `::${command} ${properties}::${escapeData(`${oneLine(o.text)} → ${o.modelId ?? '(not in the catalog)'}: ${describeFinding(finding)}`)}`;
+    }),
+  );
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+export function renderReport(report: CheckReport, format: CheckFormat): string {
+  switch (format) {
+    case 'text':
+      return renderText(report);
+    case 'json':
+      return renderJson(report);
+    case 'sarif':
+      return renderSarif(report);
+    case 'github':
+      return renderGithub(report);
+  }
+}

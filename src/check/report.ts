@@ -1,0 +1,146 @@
+/**
+ * A scan's references, their findings, and what fails the build. Pure: the matcher's and the
+ * findings' output in, one report out, which every format renders (format.ts).
+ *
+ * - A line holding `model-feed-ignore`, or following one that does, is silenced: its references
+ *   are not reported at all.
+ * - A baseline accepts findings by file, text found and kind, not by line, so that edits above
+ *   them do not matter; it counts them, so that a second occurrence of an accepted finding in the
+ *   same file is new. A baselined finding is reported as such and never fails.
+ * - The build fails on any finding of a `--fail-on` kind that is not baselined.
+ */
+
+import type { Finding, FindingKind } from './findings.js';
+
+/** One reference in one file, with what is said about its model. */
+export interface Occurrence {
+  path: string;
+  line: number;
+  column: number;
+  /** The text found, as the file has it. */
+  text: string;
+  /** The catalog model it names; null for a near miss (`not_listed`). */
+  modelId: string | null;
+  findings: ReportedFinding[];
+}
+
+export type ReportedFinding = Finding & { baselined: boolean };
+
+export interface WalkSummary {
+  scanned: number;
+  tooLarge: number;
+  binary: number;
+  other: number;
+}
+
+export interface CheckReport {
+  occurrences: Occurrence[];
+  summary: WalkSummary & {
+    references: number;
+    /** Findings by kind, baselined ones included. */
+    findings: Record<FindingKind, number>;
+    baselined: number;
+    /** Referenced models whose price history was not read (past the cap), by id. */
+    notPriceChecked: string[];
+  };
+  failOn: readonly FindingKind[];
+  /** Whether a finding of a `failOn` kind is not baselined. */
+  failed: boolean;
+}
+
+/** An accepted finding, as a baseline file holds it. */
+export interface BaselineEntry {
+  path: string;
+  text: string;
+  kind: FindingKind;
+  /** How many such findings the file had when the baseline was written. */
+  count: number;
+}
+
+export const SILENCING_MARK = 'model-feed-ignore';
+
+/** The text of the line holding `offset`, and of the line before it (empty for the first). */
+export function linesAround(text: string, offset: number): { line: string; previous: string } {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const end = text.indexOf('\n', offset);
+  const previousStart = start > 0 ? text.lastIndexOf('\n', start - 2) + 1 : start;
+  return {
+    line: text.slice(start, end === -1 ? text.length : end),
+    previous: text.slice(previousStart, Math.max(previousStart, start - 1)),
+  };
+}
+
+/** Whether a reference at `offset` is silenced by a `model-feed-ignore` comment. */
+export function isSilenced(text: string, offset: number): boolean {
+  const { line, previous } = linesAround(text, offset);
+  return line.includes(SILENCING_MARK) || previous.includes(SILENCING_MARK);
+}
+
+const baselineKey = (path: string, text: string, kind: FindingKind) =>
+  JSON.stringify([path, text.toLowerCase(), kind]);
+
+export interface Unbaselined {
+  path: string;
+  text: string;
+  modelId: string | null;
+  line: number;
+  column: number;
+  findings: Finding[];
+}
+
+/** The report: findings marked baselined while the baseline's counts last, and the verdict. */
+export function buildReport(
+  found: readonly Unbaselined[],
+  walk: WalkSummary,
+  options: { failOn: readonly FindingKind[]; baseline: readonly BaselineEntry[]; notPriceChecked: string[] },
+): CheckReport {
+  const allowance = new Map<string, number>();
+  for (const entry of options.baseline) {
+    const key = baselineKey(entry.path, entry.text, entry.kind);
+    allowance.set(key, (allowance.get(key) ?? 0) + entry.count);
+  }
+  const counts: Record<FindingKind, number> = { deprecated: 0, not_listed: 0, price_increase: 0, cheaper: 0 };
+  let baselined = 0;
+  let failed = false;
+  const occurrences = found.map((occurrence) => ({
+    ...occurrence,
+    findings: occurrence.findings.map((finding): ReportedFinding => {
+      counts[finding.kind]++;
+      const key = baselineKey(occurrence.path, occurrence.text, finding.kind);
+      const left = allowance.get(key) ?? 0;
+      if (left > 0) {
+        allowance.set(key, left - 1);
+        baselined++;
+        return { ...finding, baselined: true };
+      }
+      if (options.failOn.includes(finding.kind)) failed = true;
+      return { ...finding, baselined: false };
+    }),
+  }));
+  return {
+    occurrences,
+    summary: {
+      ...walk,
+      references: found.length,
+      findings: counts,
+      baselined,
+      notPriceChecked: options.notPriceChecked,
+    },
+    failOn: options.failOn,
+    failed,
+  };
+}
+
+/** The baseline that accepts every finding of `report`: entries by file, text and kind, counted. */
+export function baselineOf(report: CheckReport): BaselineEntry[] {
+  const entries = new Map<string, BaselineEntry>();
+  for (const occurrence of report.occurrences) {
+    for (const finding of occurrence.findings) {
+      const key = baselineKey(occurrence.path, occurrence.text, finding.kind);
+      const held = entries.get(key);
+      if (held) held.count++;
+      else entries.set(key, { path: occurrence.path, text: occurrence.text, kind: finding.kind, count: 1 });
+    }
+  }
+  return [...entries.values()];
+}
