@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import type { Finding } from '../../src/check/findings.js';
 import { renderReport } from '../../src/check/format.js';
 import { baselineOf, buildReport, isSilenced, type Unbaselined } from '../../src/check/report.js';
 
@@ -55,6 +56,9 @@ const FOUND: Unbaselined[] = [
     findings: [],
   },
 ];
+// ajv-formats is CommonJS: its function arrives as `default` or as the module itself.
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as FormatsPlugin;
 const WALK = { scanned: 12, tooLarge: 1, binary: 2, other: 0 };
 const FAIL_ON = ['deprecated', 'not_listed'] as const;
 
@@ -130,7 +134,12 @@ describe('the formats', () => {
         {
           ...FOUND[0]!,
           path: 'a\u001b[31m\nb.py',
-          findings: [{ ...(FOUND[0]!.findings[0] as never), title: 'x\u001b]0;pwned\u0007\ny' }],
+          findings: [
+            {
+              ...(FOUND[0]!.findings[0] as Extract<Finding, { kind: 'deprecated' }>),
+              title: 'x\u001b]0;pwned\u0007\ny',
+            },
+          ],
         },
       ],
       WALK,
