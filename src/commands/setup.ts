@@ -26,7 +26,7 @@ import { CLIENTS, type ClientDef, findClient } from '../setup/clients/index.js';
 import { lineDiff } from '../setup/diff.js';
 import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
-import { ConfigParseError, ConfigShapeError } from '../setup/problems.js';
+import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../setup/problems.js';
 import {
   askLine,
   PromptCancelled,
@@ -35,7 +35,7 @@ import {
   readPipedLine,
   type TtyInput,
 } from '../setup/prompt.js';
-import { type ConfigFile, readConfig, UnusableFileError, userOnly, writeConfig } from '../setup/write.js';
+import { type ConfigFile, readConfig, userOnly, writeConfig } from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
 import { terminalSafe } from '../text/terminal.js';
 import { authenticate } from './doctor.js';

@@ -15,6 +15,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { FILE_MODE, FOLDER_MODE } from '../store/atomic-file.js';
+import { UnusableFileError } from './problems.js';
 
 export interface Owner {
   uid: number;
@@ -31,11 +32,6 @@ export interface ConfigFile {
   owner: Owner | undefined;
   /** The file began with a UTF-8 byte-order mark, which the JSONC and TOML parsers refuse. */
   bom?: boolean;
-}
-
-/** A path that holds something setup will not read: a folder, a FIFO, a device, a huge file. */
-export class UnusableFileError extends Error {
-  override name = 'UnusableFileError';
 }
 
 const BOM = '\uFEFF';
