@@ -169,3 +169,37 @@ export function unavailableReason(error: unknown): string {
   if (error instanceof ServerError) return `the service answered HTTP ${error.status}`;
   return 'the service could not be asked';
 }
+
+/** Node's file-system error codes, in words. */
+const FILE_ERROR_WORDS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  ELOOP: 'too many symbolic links (a loop?)',
+  ENAMETOOLONG: 'the path is too long',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EBUSY: 'the file is busy',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  EIO: 'an input/output error',
+};
+
+/**
+ * A failed read or write of a user's file, as the end of "cannot read <path>: …": the reason in
+ * words with its code, and what to do when there is something to do.
+ */
+export function describeFileError(error: unknown): { reason: string; advice: string | undefined } {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string') return { reason: describeError(error, 'shell'), advice: undefined };
+  // Node's own words for the rarer codes: they name the code and the call.
+  const words = FILE_ERROR_WORDS[code];
+  if (words === undefined) return { reason: (error as Error).message, advice: undefined };
+  const advice =
+    code === 'EACCES' || code === 'EPERM'
+      ? "Check the file's owner and mode, or run setup as the user whose file it is."
+      : undefined;
+  return { reason: `${words} (${code})`, advice };
+}

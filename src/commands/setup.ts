@@ -8,11 +8,13 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { type ConfigFlags, ENV, resolveConfig } from '../config.js';
-import { describeError } from '../describe-error.js';
+import { describeError, describeFileError } from '../describe-error.js';
 import { ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
+import { nodeFs } from '../lazy-node.js';
 import { createLogger } from '../log.js';
+import { findBackups, judgeBackups } from '../setup/backups.js';
 import {
   claudeAddArgs,
   claudeRemoveArgs,
@@ -24,7 +26,7 @@ import { CLIENTS, type ClientDef, findClient } from '../setup/clients/index.js';
 import { lineDiff } from '../setup/diff.js';
 import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
-import { ConfigParseError, ConfigShapeError } from '../setup/problems.js';
+import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../setup/problems.js';
 import {
   askLine,
   PromptCancelled,
@@ -33,7 +35,7 @@ import {
   readPipedLine,
   type TtyInput,
 } from '../setup/prompt.js';
-import { readConfig, writeConfig } from '../setup/write.js';
+import { type ConfigFile, readConfig, userOnly, writeConfig } from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
 import { terminalSafe } from '../text/terminal.js';
 import { authenticate } from './doctor.js';
@@ -212,6 +214,28 @@ function masked(text: string, key: string | undefined): string {
   return text.split(key).join(shown).split(JSON.stringify(key).slice(1, -1)).join(shown);
 }
 
+/**
+ * A diff as `--print` shows it: the key given masked, and so is every key already in the file (the
+ * one `--remove` takes out, the old one an add replaces), and nothing a terminal would obey.
+ */
+function shownDiff(
+  before: string,
+  after: string,
+  beforeName: string,
+  afterName: string,
+  key: string | undefined,
+): string {
+  const diff = masked(lineDiff(before, after, beforeName, afterName), key);
+  // Masked where it stands (a short value masked everywhere would garble the diff). VS Code's
+  // `${input:…}` reference and the `<your key>` placeholder are not keys.
+  const inFile = diff.replace(
+    /(MODEL_FEED_API_KEY"?\s*[:=]\s*")((?:[^"\\\n]|\\.)+)"/g,
+    (all, head: string, value: string) =>
+      /^(\$\{input:|<)/.test(value) ? all : `${head}${masked(value, value)}"`,
+  );
+  return terminalSafe(inFile);
+}
+
 interface Context {
   facts: SetupFacts;
   io: CliIo;
@@ -220,64 +244,141 @@ interface Context {
   key: string | undefined;
 }
 
+/** Reports one client's problem on stderr; resolves false, as a client left alone. */
+type Problem = (text: string) => false;
+
+/** A file that could not be read, written or deleted, in words. */
+function fileProblem(problem: Problem, doing: string, path: string, error: unknown): false {
+  if (error instanceof UnusableFileError) return problem(`${error.message}; left it alone.`);
+  const { reason, advice } = describeFileError(error);
+  return problem(`cannot ${doing} ${path}: ${reason}; left it alone.${advice ? ` ${advice}` : ''}`);
+}
+
+/** Whether `text` holds our entry; a text that cannot be parsed counts when it names it. */
+function holdsEntry(client: ClientDef, lib: FormatLib, text: string): boolean {
+  try {
+    return client.format.remove(text, lib) !== text;
+  } catch {
+    return text.includes(SERVER_NAME);
+  }
+}
+
 /** Edits one client's file; resolves false when it was left alone because of a problem. */
 async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: Context): Promise<boolean> {
   const { client } = target;
   const say = (text: string): void => ctx.io.stdout(`${client.name}: ${text}\n`);
-  const problem = (text: string): false => {
+  const problem: Problem = (text) => {
     ctx.io.stderr(`${client.name}: ${text}\n`);
     return false;
   };
-  let file: Awaited<ReturnType<typeof readConfig>>;
+  let file: ConfigFile;
   try {
     file = await readConfig(target.file);
   } catch (error) {
-    return problem(`cannot read ${target.file}: ${(error as Error).message}`);
-  }
-  if (entry === undefined && file.text === undefined) {
-    say(`${target.file} does not exist; nothing to remove.`);
-    return true;
+    return fileProblem(problem, 'read', target.file, error);
   }
   const before = file.text ?? '';
-  let after: string;
-  try {
-    after = entry ? client.format.add(before, entry, ctx.lib) : client.format.remove(before, ctx.lib);
-  } catch (error) {
-    if (error instanceof ConfigParseError) {
-      return problem(
-        `cannot parse ${file.path}:${error.line}:${error.column} (line ${error.line}: ${error.detail}); left it unchanged. Fix that line, then run setup again.`,
-      );
+  let after = before;
+  if (file.text !== undefined || entry) {
+    try {
+      after = entry ? client.format.add(before, entry, ctx.lib) : client.format.remove(before, ctx.lib);
+    } catch (error) {
+      if (error instanceof ConfigParseError) {
+        return problem(
+          `cannot parse ${file.path}:${error.line}:${error.column} (line ${error.line}: ${error.detail}); left it unchanged. Fix that line, then run setup again.`,
+        );
+      }
+      if (error instanceof ConfigShapeError) {
+        return problem(
+          `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see docs/setup.md).`,
+        );
+      }
+      // A bug of ours, reported for this client alone: the other clients are still configured.
+      return problem(`${file.path}: ${describeError(error, 'shell')} Left it unchanged.`);
     }
-    if (error instanceof ConfigShapeError) {
-      return problem(
-        `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see docs/setup.md).`,
-      );
-    }
-    throw error;
   }
+  if (!entry) return removeFromFile(target, file, after, ctx, say, problem);
   if (after === before) {
-    say(
-      entry
-        ? `${file.path} already has this ${SERVER_NAME} entry; unchanged.`
-        : `${file.path} has no ${SERVER_NAME} entry; unchanged.`,
-    );
+    say(`${file.path} already has this ${SERVER_NAME} entry; unchanged.`);
     return true;
   }
   if (ctx.print) {
     ctx.io.stdout(
-      masked(lineDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path), ctx.key),
+      shownDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path, ctx.key),
     );
     return true;
   }
   try {
-    const backup = await writeConfig(file, after, ctx.facts.now());
-    say(
-      `${entry ? 'added' : 'removed'} ${SERVER_NAME} ${entry ? 'to' : 'from'} ${file.path}${backup ? ` (backup: ${backup})` : ''}`,
-    );
+    // The file now holds the key: user-only. A backup of a file without our entry holds no key of
+    // ours and keeps the file's mode, which --remove restores from it.
+    const backup = await writeConfig(file, after, ctx.facts.now(), {
+      mode: userOnly(file.mode),
+      backupMode: holdsEntry(client, ctx.lib, before) ? userOnly(file.mode) : file.mode,
+    });
+    say(`added ${SERVER_NAME} to ${file.path}${backup ? ` (backup: ${backup})` : ''}`);
     return true;
   } catch (error) {
-    return problem(`cannot write ${file.path}: ${(error as Error).message}`);
+    return fileProblem(problem, 'write', file.path, error);
   }
+}
+
+/**
+ * Writes the file without our entry and deletes the backups setup made that still hold it, so no
+ * file setup wrote keeps the key. No backup is made: it would hold the key. The file gets back the
+ * mode it had before setup added the entry, as the newest backup without the entry records it.
+ */
+async function removeFromFile(
+  target: Target,
+  file: ConfigFile,
+  after: string,
+  ctx: Context,
+  say: (text: string) => void,
+  problem: Problem,
+): Promise<boolean> {
+  const { client } = target;
+  const backups = judgeBackups(await findBackups(file.path), (text) => holdsEntry(client, ctx.lib, text));
+  const changed = file.text !== undefined && after !== file.text;
+  const mode = backups.modeBefore ?? file.mode;
+  if (ctx.print) {
+    if (changed) ctx.io.stdout(shownDiff(file.text!, after, file.path, file.path, ctx.key));
+    if (backups.holding.length) say(`would delete ${listed(backups.holding.map((b) => b.path))}`);
+    if (!changed && !backups.holding.length) say(`${file.path} has no ${SERVER_NAME} entry; unchanged.`);
+    return true;
+  }
+  if (changed) {
+    try {
+      await writeConfig(file, after, ctx.facts.now(), {
+        mode: mode ?? userOnly(undefined),
+        backupMode: undefined,
+      });
+    } catch (error) {
+      return fileProblem(problem, 'write', file.path, error);
+    }
+  }
+  const deleted: string[] = [];
+  let ok = true;
+  for (const backup of backups.holding) {
+    try {
+      await nodeFs().unlink(backup.path);
+      deleted.push(backup.path);
+    } catch (error) {
+      ok = fileProblem(problem, 'delete', backup.path, error);
+    }
+  }
+  const head =
+    file.text === undefined
+      ? `${target.file} does not exist; nothing to remove`
+      : changed
+        ? `removed ${SERVER_NAME} from ${file.path}${mode !== file.mode && mode !== undefined ? ` (mode ${mode.toString(8).padStart(4, '0')} again, as before setup)` : ''}`
+        : `${file.path} has no ${SERVER_NAME} entry; unchanged`;
+  say(`${head}${deleted.length ? `; deleted ${listed(deleted)}` : ''}.`);
+  return ok;
+}
+
+/** "1 backup that held it: a" / "2 backups that held it: a, b". */
+function listed(paths: readonly string[]): string {
+  const one = paths.length === 1;
+  return `${paths.length} backup${one ? '' : 's'} that held it: ${paths.join(', ')}`;
 }
 
 /** Claude Code through `claude mcp add/remove --scope user`. */

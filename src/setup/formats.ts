@@ -8,7 +8,6 @@
 
 export {
   applyEdits,
-  findNodeAtLocation,
   getNodeValue,
   type Node,
   type ParseError,

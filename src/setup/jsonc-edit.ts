@@ -12,7 +12,7 @@
 import type * as Formats from './formats.js';
 import { ConfigParseError, ConfigShapeError, lineAndColumn } from './problems.js';
 
-type Lib = Pick<typeof Formats, 'parseTree' | 'findNodeAtLocation' | 'getNodeValue' | 'printParseErrorCode'>;
+type Lib = Pick<typeof Formats, 'parseTree' | 'getNodeValue' | 'printParseErrorCode'>;
 type JsonNode = Formats.Node;
 
 export interface JsonStyle {
@@ -31,8 +31,41 @@ export function detectStyle(text: string): JsonStyle {
   return { unit: ' '.repeat(unit), eol };
 }
 
+/**
+ * Deeper than any client's config. jsonc-parser recurses once per level, so a file nested 100,000
+ * deep overflowed the stack; the depth is checked before it parses.
+ */
+export const MAX_DEPTH = 128;
+
+/** Offset of the first `{` or `[` beyond MAX_DEPTH levels, outside strings and comments, or undefined. */
+function tooDeepAt(text: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '/' && text[i + 1] === '/') {
+      const br = text.indexOf('\n', i);
+      i = br === -1 ? text.length : br;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const close = text.indexOf('*/', i + 2);
+      i = close === -1 ? text.length : close + 1;
+    } else if (c === '{' || c === '[') {
+      if (++depth > MAX_DEPTH) return i;
+    } else if (c === '}' || c === ']') {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
 /** The parse tree of `text`; a syntax error throws ConfigParseError with its line and column. */
 export function parseJsonc(lib: Lib, text: string): JsonNode | undefined {
+  const deep = tooDeepAt(text);
+  if (deep !== undefined) {
+    const { line, column } = lineAndColumn(text, deep);
+    throw new ConfigParseError(line, column, `nested more than ${MAX_DEPTH} levels deep`);
+  }
   const errors: Formats.ParseError[] = [];
   const root = lib.parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   // An empty file (or one with only comments) is a config with nothing in it yet.
@@ -53,10 +86,40 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
+/**
+ * The member `path[depth]` of `object`. A key that appears twice is refused: clients read the last
+ * one (JSON.parse does), while the parse tree would lead an edit to the first.
+ */
+function memberAt(
+  text: string,
+  object: JsonNode,
+  path: readonly string[],
+  depth: number,
+): JsonNode | undefined {
+  const key = path[depth];
+  const found = (object.children ?? []).filter((p) => p.children?.[0]?.value === key);
+  if (found.length > 1) {
+    const lines = found.map((p) => lineAndColumn(text, p.offset).line);
+    const times = found.length === 2 ? 'twice' : `${found.length} times`;
+    throw new ConfigShapeError(
+      `${pathText(path.slice(0, depth + 1))} appears ${times}, on lines ${lines.slice(0, -1).join(', ')} and ${lines.at(-1)} (a client reads only the last; keep one)`,
+    );
+  }
+  return found[0];
+}
+
+/** The value node at `path`, or undefined; a duplicate key on the way is refused (memberAt). */
+function nodeAt(text: string, root: JsonNode | undefined, path: readonly string[]): JsonNode | undefined {
+  let node = root;
+  for (let depth = 0; node !== undefined && depth < path.length; depth++) {
+    node = node.type === 'object' ? memberAt(text, node, path, depth)?.children?.[1] : undefined;
+  }
+  return node;
+}
+
 /** The value at `path`, or undefined. */
-export function valueAt(lib: Lib, text: string, path: readonly (string | number)[]): unknown {
-  const root = parseJsonc(lib, text);
-  const node = root && lib.findNodeAtLocation(root, [...path]);
+export function valueAt(lib: Lib, text: string, path: readonly string[]): unknown {
+  const node = nodeAt(text, parseJsonc(lib, text), path);
   return node ? lib.getNodeValue(node) : undefined;
 }
 
@@ -248,7 +311,7 @@ export function setValue(
   let node = root;
   for (let depth = 0; depth < path.length; depth++) {
     const key = path[depth]!;
-    const property = node.children?.find((p) => p.children?.[0]?.value === key);
+    const property = memberAt(text, node, path, depth);
     const valueNode = property?.children?.[1];
     if (valueNode === undefined) {
       const rest = nest(path.slice(depth + 1), value);
@@ -286,7 +349,7 @@ export function setValue(
 export function removeValue(lib: Lib, text: string, path: readonly string[]): string {
   const root = parseJsonc(lib, text);
   if (root === undefined) return text;
-  const property = lib.findNodeAtLocation(root, [...path])?.parent;
+  const property = nodeAt(text, root, path)?.parent;
   const container = property?.parent;
   if (property === undefined || container === undefined) return text;
   return removeChild(text, container, container.children!.indexOf(property));
@@ -300,8 +363,7 @@ export function appendElement(
   element: unknown,
   style: JsonStyle,
 ): string {
-  const root = parseJsonc(lib, text);
-  const array = root && lib.findNodeAtLocation(root, [...path]);
+  const array = nodeAt(text, parseJsonc(lib, text), path);
   if (array === undefined) return setValue(lib, text, path, [element], style);
   if (array.type !== 'array')
     throw new ConfigShapeError(`${pathText(path)} is ${article(array.type)}, not an array`);
@@ -316,8 +378,7 @@ export function removeElements(
   match: (value: unknown) => boolean,
 ): string {
   for (;;) {
-    const root = parseJsonc(lib, text);
-    const array = root && lib.findNodeAtLocation(root, [...path]);
+    const array = nodeAt(text, parseJsonc(lib, text), path);
     if (array?.type !== 'array') return text;
     const elements = array.children ?? [];
     const index = elements.findIndex((e) => match(lib.getNodeValue(e)));

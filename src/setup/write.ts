@@ -1,14 +1,26 @@
 /**
- * Writing a client's config: a backup of the old file beside it, then the new text atomically,
- * user-only. The config now holds the key (the clients read it from there), so the old file's mode
- * is kept only for its owner's bits: a 0644 file becomes 0600, and so does its backup. A symlinked config (a dotfiles repo) is written through
- * the link, so the link stays a link. A byte-order mark (Windows editors write one) is set aside
- * while the config is edited and written back in front of it.
+ * Reading and writing a client's config. A read opens without blocking and checks the open file
+ * itself (fstat), so a FIFO or a device at the path is refused at once instead of hanging, and
+ * nothing can swap the file between the check and the read. A write backs up the old file beside
+ * it, then replaces it atomically with the mode the caller chose, keeping its owner and group:
+ * root configuring another user's HOME must not leave that user with files they cannot read. A
+ * file setup creates, and any folder on the way, belongs to the owner of the folder it is made in.
+ * A symlinked config (a dotfiles repo) is written through the link, so the link stays a link. A
+ * byte-order mark (Windows editors write one) is set aside while the config is edited and written
+ * back in front of it.
  */
 
-import { constants } from 'node:fs';
-import { nodeFs } from '../lazy-node.js';
-import { FILE_MODE, writeFileAtomic } from '../store/atomic-file.js';
+import { constants, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { nodeCrypto, nodeFs } from '../lazy-node.js';
+import { FILE_MODE, FOLDER_MODE } from '../store/atomic-file.js';
+import { UnusableFileError } from './problems.js';
+
+export interface Owner {
+  uid: number;
+  gid: number;
+}
 
 export interface ConfigFile {
   /** The path to write: the link's target when the config is a symlink. */
@@ -16,22 +28,84 @@ export interface ConfigFile {
   /** undefined when the file does not exist yet. Without its byte-order mark, if it had one. */
   text: string | undefined;
   mode: number | undefined;
+  /** The file's owner and group, kept when it is rewritten; undefined for a new file. */
+  owner: Owner | undefined;
   /** The file began with a UTF-8 byte-order mark, which the JSONC and TOML parsers refuse. */
   bom?: boolean;
 }
 
 const BOM = '\uFEFF';
 
+/** Larger than any client's config (Claude Code's ~/.claude.json, the largest, grows to a few MB). */
+export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
+
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+/**
+ * The text and facts of the regular file at `path`, read without blocking. `follow`: a symlink
+ * there is followed (the user's own link) rather than refused (a name setup chose).
+ */
+export async function readRegularFile(
+  path: string,
+  { follow }: { follow: boolean },
+): Promise<{ raw: string; info: Stats }> {
+  // Windows has neither flag (nor FIFOs to block on).
+  const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (follow ? 0 : (constants.O_NOFOLLOW ?? 0));
+  const handle = await nodeFs().open(path, flags);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new UnusableFileError(`${path} is ${kindOf(info)}, not a regular file`);
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new UnusableFileError(
+        `${path} is ${Math.round(info.size / 1024 / 1024)} MB, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MB setup reads`,
+      );
+    }
+    return { raw: await readBounded(handle, info.size), info };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The whole file, refused if it grew past MAX_CONFIG_BYTES since it was measured. */
+async function readBounded(handle: FileHandle, size: number): Promise<string> {
+  const buffer = Buffer.alloc(Math.min(size, MAX_CONFIG_BYTES) + 1);
+  let filled = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+    if (filled === buffer.length) {
+      throw new UnusableFileError(
+        `the file grew past ${MAX_CONFIG_BYTES / 1024 / 1024} MB while it was read`,
+      );
+    }
+  }
+  return buffer.toString('utf8', 0, filled);
+}
+
 export async function readConfig(path: string): Promise<ConfigFile> {
-  let target = path;
+  let target: string;
   try {
     target = await nodeFs().realpath(path);
-  } catch {
-    return { path, text: undefined, mode: undefined };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return { path, text: undefined, mode: undefined, owner: undefined };
   }
-  const [raw, info] = await Promise.all([nodeFs().readFile(target, 'utf8'), nodeFs().stat(target)]);
+  const { raw, info } = await readRegularFile(target, { follow: true });
   const bom = raw.startsWith(BOM);
-  return { path: target, text: bom ? raw.slice(BOM.length) : raw, mode: info.mode & 0o777, bom };
+  return {
+    path: target,
+    text: bom ? raw.slice(BOM.length) : raw,
+    mode: info.mode & 0o777,
+    owner: { uid: info.uid, gid: info.gid },
+    bom,
+  };
 }
 
 /** `<file>.<YYYYMMDD-HHMMSS>.bak`, never over an older backup. */
@@ -40,26 +114,140 @@ export function backupName(path: string, now: Date, attempt: number): string {
   return `${path}.${stamp}${attempt ? `-${attempt}` : ''}.bak`;
 }
 
-/** Backs up the old file (if any) and writes the new text; resolves with the backup's path. */
-export async function writeConfig(file: ConfigFile, text: string, now: Date): Promise<string | undefined> {
+/** The owner's read and write bits of `mode`, never the group's or others': 0600 when unknown. */
+export function userOnly(mode: number | undefined): number {
+  return mode === undefined ? FILE_MODE : (mode & 0o700) | 0o600;
+}
+
+/**
+ * Gives a file (or folder) we made to `owner`. Only root can give a file away: for anyone else the
+ * file is already theirs, and a group they are not in cannot be set, so that is left as it comes.
+ */
+async function giveTo(
+  target: { stat(): Promise<Stats>; chown(uid: number, gid: number): Promise<void> },
+  owner: Owner,
+): Promise<void> {
+  if (process.platform === 'win32') return;
+  const info = await target.stat();
+  if (info.uid === owner.uid && info.gid === owner.gid) return;
+  try {
+    await target.chown(owner.uid, owner.gid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM' || process.getuid?.() === 0) throw error;
+  }
+}
+
+const atPath = (path: string) => ({
+  stat: () => nodeFs().stat(path),
+  chown: (uid: number, gid: number) => nodeFs().chown(path, uid, gid),
+});
+
+/**
+ * Creates `folder` and its missing parents (user-only, as the store's folders) and gives each to the
+ * owner of the nearest folder that was already there; resolves with that owner. Bounded by the
+ * path's depth.
+ */
+async function ensureOwnedFolder(folder: string): Promise<Owner> {
+  const missing: string[] = [];
+  let at = folder;
+  let owner: Owner | undefined;
+  while (owner === undefined) {
+    try {
+      const info = await nodeFs().stat(at);
+      owner = { uid: info.uid, gid: info.gid };
+    } catch (error) {
+      const up = dirname(at);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || up === at) throw error;
+      missing.unshift(at);
+      at = up;
+    }
+  }
+  for (const made of missing) {
+    try {
+      await nodeFs().mkdir(made, { mode: FOLDER_MODE });
+    } catch (error) {
+      // Made meanwhile by someone else: theirs, not ours to give away.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    await giveTo(atPath(made), owner);
+  }
+  return owner;
+}
+
+async function fsyncFolder(folder: string): Promise<void> {
+  // Not every platform lets a folder be opened for fsync (Windows does not): best effort.
+  try {
+    const handle = await nodeFs().open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // The rename is still atomic; only its durability across a power cut is less certain.
+  }
+}
+
+/**
+ * Replaces `path` atomically, as store/atomic-file.ts does, and also gives the temp file its owner
+ * before the rename: the file is never seen with the wrong owner, and a failed chown leaves the
+ * old file in place.
+ */
+async function replaceOwned(path: string, data: string, mode: number, owner: Owner): Promise<void> {
+  const folder = dirname(path);
+  const temp = join(
+    folder,
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`,
+  );
+  const handle = await nodeFs().open(temp, 'wx', mode);
+  try {
+    try {
+      // The umask may have narrowed the mode given to open.
+      await handle.chmod(mode);
+      await giveTo(handle, owner);
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await nodeFs().rename(temp, path);
+  } catch (error) {
+    await nodeFs().rm(temp, { force: true });
+    throw error;
+  }
+  await fsyncFolder(folder);
+}
+
+export interface WritePlan {
+  /** The new file's mode. */
+  mode: number;
+  /** The backup's mode; no backup when undefined (or when there was no file). */
+  backupMode: number | undefined;
+}
+
+/** Backs up the old file (if asked) and writes the new text; resolves with the backup's path. */
+export async function writeConfig(
+  file: ConfigFile,
+  text: string,
+  now: Date,
+  plan: WritePlan,
+): Promise<string | undefined> {
+  const owner = file.owner ?? (await ensureOwnedFolder(dirname(file.path)));
   let backup: string | undefined;
-  if (file.text !== undefined) {
+  if (file.text !== undefined && plan.backupMode !== undefined) {
     for (let attempt = 0; backup === undefined; attempt++) {
       const name = backupName(file.path, now, attempt);
       try {
         await nodeFs().copyFile(file.path, name, constants.COPYFILE_EXCL);
-        await nodeFs().chmod(name, userOnly(file.mode));
+        await nodeFs().chmod(name, plan.backupMode);
+        await giveTo(atPath(name), owner);
         backup = name;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;
       }
     }
   }
-  await writeFileAtomic(file.path, file.bom ? BOM + text : text, { mode: userOnly(file.mode) });
+  await replaceOwned(file.path, file.bom ? BOM + text : text, plan.mode, owner);
   return backup;
-}
-
-/** The owner's read and write bits of `mode`, never the group's or others': 0600 when unknown. */
-function userOnly(mode: number | undefined): number {
-  return mode === undefined ? FILE_MODE : (mode & 0o700) | 0o600;
 }

@@ -155,16 +155,18 @@ describe('setup --client <name> --yes, then --remove', () => {
         expect(after).toContain(sandbox.key);
       }
       expect(after).toContain(sandbox.url);
-      // User-only, whatever it was: the file now holds the key, and so may its backup later.
+      // User-only, whatever it was: the file now holds the key. Its backup holds none, and keeps
+      // the original's mode, which --remove gives back.
       expect(statSync(path).mode & 0o777).toBe(0o600);
       const [backup] = backups(path);
-      expect(statSync(join(dirname(path), backup!)).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dirname(path), backup!)).mode & 0o777).toBe(mode);
       expect(readFileSync(join(dirname(path), backup!), 'utf8')).toBe(text);
 
       const removed = await setup(['--client', client, '--remove'], envFor(home));
       expect(removed.code).toBe(0);
       expect(removed.stdout).toContain(`removed model-feed from ${path}`);
       expect(readFileSync(path, 'utf8')).toBe(text);
+      expect(statSync(path).mode & 0o777).toBe(mode);
     },
   );
 

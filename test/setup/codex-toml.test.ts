@@ -99,3 +99,55 @@ command = "x"
     expect(headerPath('args = ["[x]"]')).toBeUndefined();
   });
 });
+
+describe('Codex TOML found in review (issue 20)', () => {
+  const ours = '[mcp_servers.model-feed]\ncommand = "npx"\nargs = []\n';
+
+  it('reads integers beyond 2^53 and keeps them exactly', () => {
+    const original = 'max_bytes = 9007199254740993\n';
+    const added = codexToml.add(original, entry, lib);
+    expect(added.startsWith(original)).toBe(true);
+    expect(codexToml.remove(added, lib)).toBe(original);
+    const merged = codexToml.add(`${original}\n${ours}`, entry, lib);
+    expect(merged.startsWith(original)).toBe(true);
+  });
+
+  it.each([
+    ['a literal string holding """', `notes = '''a """ b'''\n`],
+    ["a basic string holding '''", `notes = """a ''' b"""\n`],
+    ['quotes in one-line strings', `a = "'''"\nb = '"""'\n`],
+    ['quotes in a comment', `# a """ here\n`],
+    ['an escaped quote and a closing run of quotes', `a = """x \\""" y""""\nb = '''z'''''\n`],
+    ['a header inside a multi-line string', `notes = '''\n[mcp_servers.model-feed]\n'''\n`],
+  ])('finds our table after %s', (_case, before) => {
+    const original = `${before}\n${ours}`;
+    const merged = codexToml.add(original, entry, lib);
+    expect(merged.startsWith(before)).toBe(true);
+    expect(
+      (lib.parseToml(merged) as { mcp_servers: Record<string, unknown> }).mcp_servers['model-feed'],
+    ).toMatchObject({
+      command: entry.command,
+    });
+    expect(codexToml.remove(merged, lib)).toBe(before);
+  });
+
+  it.each([
+    'model = "o3"',
+    'model = "o3"\n\n[mcp_servers.a]\ncommand = "x"',
+    'model = "o3"\r\n[mcp_servers.a]\r\ncommand = "x"',
+  ])('a file with no final newline comes back byte for byte (%j)', (original) => {
+    const added = codexToml.add(original, entry, lib);
+    expect(codexToml.remove(added, lib)).toBe(original);
+    // Merged in place while it is the last table: still no final newline, and no stray \r.
+    const stale = added.replace('https://feed.example', 'https://old.example');
+    const merged = codexToml.add(stale, entry, lib);
+    expect(merged).toBe(added);
+    expect(codexToml.remove(merged, lib)).toBe(original);
+  });
+
+  it('a table defined twice is refused naming both lines', () => {
+    const twice = `${ours}\n[mcp_servers.model-feed]\ncommand = "x"\n`;
+    expect(() => codexToml.add(twice, entry, lib)).toThrow(ConfigParseError);
+    expect(() => codexToml.remove(twice, lib)).toThrow(/lines 1 and 5/);
+  });
+});

@@ -158,3 +158,74 @@ describe('edits found in review', () => {
     expect(JSON.parse(added).mcpServers['model-feed']).toEqual(entry);
   });
 });
+
+describe('keys a client would read differently (issue 20)', () => {
+  const zed = mcpServersJson('context_servers');
+  it.each([
+    [
+      'a second "mcpServers"',
+      cursor,
+      '{\n  "mcpServers": {},\n  "mcpServers": {}\n}\n',
+      '"mcpServers" appears twice, on lines 2 and 3',
+    ],
+    [
+      'a second "model-feed"',
+      cursor,
+      '{\n  "mcpServers": {\n    "model-feed": { "command": "a" },\n    "other": {},\n    "model-feed": { "command": "b" }\n  }\n}\n',
+      '"mcpServers" → "model-feed" appears twice, on lines 3 and 5',
+    ],
+    [
+      'a second "env" inside ours',
+      cursor,
+      '{"mcpServers": {"model-feed": {\n"env": {},\n"env": {"A": "1"}}}}\n',
+      '"mcpServers" → "model-feed" → "env" appears twice, on lines 2 and 3',
+    ],
+    [
+      'a second "context_servers" (Zed)',
+      zed,
+      '{\n  "context_servers": {\n  },\n  "context_servers": {}\n}',
+      'lines 2 and 4',
+    ],
+    [
+      'a second "servers" (VS Code)',
+      vscodeJson,
+      '{\n"servers": {},\n"servers": {}\n}\n',
+      '"servers" appears twice, on lines 2 and 3',
+    ],
+    [
+      'a second "inputs" (VS Code)',
+      vscodeJson,
+      '{\n"inputs": [],\n"servers": {},\n"inputs": []\n}\n',
+      '"inputs" appears twice, on lines 2 and 4',
+    ],
+  ])('%s: refused by add and by remove, naming both lines', (_case, format, text, said) => {
+    expect(() => format.add(text, entry, lib)).toThrow(ConfigShapeError);
+    expect(() => format.add(text, entry, lib)).toThrow(said);
+    // Removing our entry takes all of it, so only the keys on the way to it matter there.
+    if (said.includes('"env"')) return;
+    const withOurs = text.replace('{}', '{"model-feed": {}}');
+    expect(() => format.remove(withOurs, lib)).toThrow(said);
+  });
+
+  it('a file nested deeper than any config is refused with its line, without overflowing the stack', () => {
+    const deep = `{\n  "a": ${'['.repeat(100_000)}${']'.repeat(100_000)}\n}\n`;
+    expect(() => cursor.add(deep, entry, lib)).toThrow(ConfigParseError);
+    expect(() => cursor.remove(deep, lib)).toThrow(/nested more than 128 levels deep/);
+    try {
+      cursor.add(deep, entry, lib);
+    } catch (error) {
+      expect(error).toMatchObject({ line: 2, column: 135 });
+    }
+    // Brackets in strings and comments do not count.
+    const quoted = `{\n  "a": "${'['.repeat(500)}", // ${'{'.repeat(500)}\n  /* ${'['.repeat(500)} */ "mcpServers": {}\n}\n`;
+    expect(roundTrip(cursor, quoted)).toContain('"model-feed"');
+  });
+
+  it.each([
+    '{\n  "mcpServers": {\n    "a": { "command": "x" }\n  }\n}',
+    '{"mcpServers": {"a": {"command": "x"}}}',
+    '{\r\n  "mcpServers": {}\r\n}',
+  ])('no final newline: add then remove gives back the same bytes (%j)', (original) => {
+    expect(cursor.remove(cursor.add(original, entry, lib), lib)).toBe(original);
+  });
+});

@@ -4,7 +4,19 @@
  * the tests (root may write into a read-only folder: test/e2e/setup.test.ts covers that for others).
  */
 
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,13 +25,31 @@ import { readConfig, writeConfig } from '../../src/setup/write.js';
 
 const ORIGINAL = '{\n  "mcpServers": {}\n}\n';
 const NOW = new Date('2026-11-23T12:00:00Z');
+const PLAN = { mode: 0o600, backupMode: 0o600 };
 
+const folders: string[] = [];
+const fifos: string[] = [];
 afterEach(() => {
   vi.restoreAllMocks();
+  // A reader blocked on a FIFO (the bug these tests catch) holds a thread until a writer comes.
+  for (const fifo of fifos.splice(0)) {
+    try {
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // ENXIO: nobody was reading it.
+    }
+  }
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
+function folder(): string {
+  const made = mkdtempSync(join(tmpdir(), 'mf-write-'));
+  folders.push(made);
+  return made;
+}
+
 function config(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'mf-write-')), 'mcp.json');
+  const path = join(folder(), 'mcp.json');
   writeFileSync(path, ORIGINAL);
   return path;
 }
@@ -31,7 +61,7 @@ const fails = (code: string) => async () => {
 describe('writing a client config', () => {
   it('writes the new text, with a backup of the old, and nothing else beside it', async () => {
     const path = config();
-    const backup = await writeConfig(await readConfig(path), '{"new": true}\n', NOW);
+    const backup = await writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN);
     expect(readFileSync(path, 'utf8')).toBe('{"new": true}\n');
     expect(readFileSync(backup!, 'utf8')).toBe(ORIGINAL);
     expect(readdirSync(join(path, '..')).sort()).toEqual(['mcp.json', 'mcp.json.20261123-120000.bak']);
@@ -44,9 +74,36 @@ describe('writing a client config', () => {
     const path = config();
     const file = await readConfig(path);
     vi.spyOn(fsp, call).mockImplementation(fails(code));
-    await expect(writeConfig(file, '{"new": true}\n', NOW)).rejects.toThrow(code);
+    await expect(writeConfig(file, '{"new": true}\n', NOW, PLAN)).rejects.toThrow(code);
     vi.restoreAllMocks();
     expect(readFileSync(path, 'utf8')).toBe(ORIGINAL);
     expect(readdirSync(join(path, '..')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
+});
+
+describe('a config path that is not a regular file', () => {
+  function fifo(): string {
+    const path = join(folder(), 'config.toml');
+    execFileSync('mkfifo', [path]);
+    fifos.push(path);
+    return path;
+  }
+
+  it('a FIFO is refused at once, without waiting for a writer', async () => {
+    await expect(readConfig(fifo())).rejects.toThrow('is a FIFO (named pipe), not a regular file');
+  }, 5_000);
+
+  it('so is a symlink to a FIFO, and a folder; a symlink to a regular file is read through', async () => {
+    const base = folder();
+    const link = join(base, 'link.json');
+    symlinkSync(fifo(), link);
+    await expect(readConfig(link)).rejects.toThrow('is a FIFO (named pipe), not a regular file');
+    const dir = join(base, 'dir.json');
+    mkdirSync(dir);
+    await expect(readConfig(dir)).rejects.toThrow('is a folder, not a regular file');
+    const real = config();
+    const toReal = join(base, 'real-link.json');
+    symlinkSync(real, toReal);
+    expect(await readConfig(toReal)).toMatchObject({ path: real, text: ORIGINAL });
+  }, 5_000);
 });

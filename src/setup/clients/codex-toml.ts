@@ -21,14 +21,27 @@ export const CODEX_STARTUP_TIMEOUT_S = 30;
 
 function parse(lib: FormatLib, text: string): Table {
   try {
-    return lib.parseToml(text) as Table;
+    // Integers beyond 2^53 (valid TOML, up to 2^63) as bigints, so they are read and compared exactly.
+    return lib.parseToml(text, { integersAsBigInt: 'asNeeded' }) as Table;
   } catch (error) {
     if (error instanceof lib.TomlError) {
       const detail = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid TOML';
-      throw new ConfigParseError(error.line, error.column, detail);
+      throw new ConfigParseError(error.line, error.column, redefined(text, error.line) ?? detail);
     }
     throw error;
   }
+}
+
+/** For a table header defined a second time on `line` (1-based): both lines, named. */
+function redefined(text: string, line: number): string | undefined {
+  const lines = text.split('\n');
+  const path = headerPath(lines[line - 1] ?? '');
+  if (path === undefined) return undefined;
+  const first = [...headerLines(lines)].find(
+    ([index, other]) => index < line - 1 && isDeepStrictEqual(other, path),
+  );
+  if (first === undefined) return undefined;
+  return `[${path.map(tomlKey).join('.')}] is defined twice, on lines ${first[0] + 1} and ${line}`;
 }
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
@@ -87,20 +100,56 @@ export function headerPath(line: string): string[] | undefined {
   return at >= inner.length && parts.length ? parts : undefined;
 }
 
+type StringState = 'none' | '"""' | "'''";
+
+/**
+ * Where a line leaves the TOML lexer: outside any string, or inside a multi-line one. One-line
+ * strings and comments are skipped whole, so quotes inside them (`'''a """ b'''`, `"'''"`,
+ * `# """`) open nothing.
+ */
+function stateAfter(line: string, state: StringState): StringState {
+  let i = 0;
+  while (i < line.length) {
+    if (state !== 'none') {
+      if (state === '"""' && line[i] === '\\') {
+        i += 2;
+      } else if (line.startsWith(state, i)) {
+        // Up to two quotes just before the closing three belong to the string: the run ends it.
+        while (line[i] === state[0]) i++;
+        state = 'none';
+      } else {
+        i++;
+      }
+      continue;
+    }
+    const c = line[i];
+    if (c === '#') break;
+    if (line.startsWith('"""', i) || line.startsWith("'''", i)) {
+      state = line.slice(i, i + 3) as StringState;
+      i += 3;
+    } else if (c === '"') {
+      for (i++; i < line.length && line[i] !== '"'; i++) if (line[i] === '\\') i++;
+      i++;
+    } else if (c === "'") {
+      const close = line.indexOf("'", i + 1);
+      i = close === -1 ? line.length : close + 1;
+    } else {
+      i++;
+    }
+  }
+  return state;
+}
+
 /** Line indexes of table headers, skipping lines inside multi-line strings. */
 function headerLines(lines: readonly string[]): Map<number, string[]> {
   const headers = new Map<number, string[]>();
-  let open: '"""' | "'''" | undefined;
+  let state: StringState = 'none';
   lines.forEach((line, index) => {
-    if (open === undefined) {
+    if (state === 'none') {
       const path = headerPath(line);
       if (path) headers.set(index, path);
     }
-    for (const quote of ['"""', "'''"] as const) {
-      if (open !== undefined && open !== quote) continue;
-      const count = line.split(quote).length - 1;
-      if (count % 2 === 1) open = open === undefined ? quote : undefined;
-    }
+    state = stateAfter(line, state);
   });
   return headers;
 }
@@ -165,8 +214,11 @@ export const codexToml: FileFormat = {
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
     if (existing === undefined) {
       const wanted: Table = { ...entry, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_S };
-      const separator = text === '' ? '' : text.endsWith('\n') ? eol : eol + eol;
-      return proved(lib, before, `${text}${separator}${renderTable(wanted, eol)}`, wanted);
+      const table = renderTable(wanted, eol);
+      if (text === '') return proved(lib, before, table, wanted);
+      if (text.endsWith('\n')) return proved(lib, before, `${text}${eol}${table}`, wanted);
+      // A file without a final line break keeps that style, and `remove` can tell what to take back.
+      return proved(lib, before, `${text}${eol}${eol}${table.slice(0, -eol.length)}`, wanted);
     }
     const oldEnv = existing.env !== null && typeof existing.env === 'object' ? (existing.env as Table) : {};
     const wanted: Table = {
@@ -182,6 +234,8 @@ export const codexToml: FileFormat = {
     if (range === undefined)
       throw new ConfigShapeError(`[mcp_servers.${SERVER_NAME}] is not written as a table`);
     const block = renderTable(wanted, eol).split('\n').slice(0, -1);
+    // The table ends the file, with no line break after it: neither has the new one (nor a \r).
+    if (range.last === lines.length - 1) block.push(block.pop()!.replace(/\r$/, ''));
     const edited = [...lines.slice(0, range.first), ...block, ...lines.slice(range.last + 1)];
     return proved(lib, before, edited.join('\n'), wanted);
   },
@@ -199,6 +253,11 @@ export const codexToml: FileFormat = {
     if (first > 0 && blank(first - 1)) first--;
     else if (first === 0 && last + 1 < lines.length - 1 && blank(last + 1)) last++;
     const edited = [...lines.slice(0, first), ...lines.slice(last + 1)];
+    // The table ended the file with no line break after it: the break before it goes too, so the
+    // line that is now last ends the file as it did before `add`.
+    if (range.last === lines.length - 1 && first > 0 && edited.length === first) {
+      edited.push(edited.pop()!.replace(/\r$/, ''));
+    }
     return proved(lib, before, edited.join('\n'), undefined);
   },
 };

@@ -38,16 +38,19 @@ export function mergeEntry(lib: Lib, text: string, top: string, entry: object): 
   ) {
     return setValue(lib, text, path, entry, style);
   }
+  const edits: [string[], unknown][] = Object.entries(entry).flatMap(([key, value]) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value).map(([inner, innerValue]): [string[], unknown] => [
+          [...path, key, inner],
+          innerValue,
+        ])
+      : [[[...path, key], value]],
+  );
+  // Every path is looked up in the file as it is first, so a duplicate key is refused with the
+  // line numbers the user sees, before any edit has moved them.
+  for (const [at] of edits) valueAt(lib, text, at);
   let merged = text;
-  for (const [key, value] of Object.entries(entry)) {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [inner, innerValue] of Object.entries(value)) {
-        merged = setValue(lib, merged, [...path, key, inner], innerValue, style);
-      }
-    } else {
-      merged = setValue(lib, merged, [...path, key], value, style);
-    }
-  }
+  for (const [at, value] of edits) merged = setValue(lib, merged, at, value, style);
   return merged;
 }
 

@@ -25,14 +25,17 @@ const isOurInput = (value: unknown): boolean =>
 export const vscodeJson: FileFormat = {
   add(text: string, entry: ServerEntry, lib) {
     const env = { ...entry.env, [ENV.apiKey]: `\${input:${VSCODE_INPUT_ID}}` };
+    // Read before the entry is merged: a duplicate "inputs" is then named by the file's own lines.
+    const inputs = valueAt(lib, text, ['inputs']);
     let merged = mergeEntry(lib, text, 'servers', { type: 'stdio', ...entry, env });
-    const inputs = valueAt(lib, merged, ['inputs']);
     if (!(Array.isArray(inputs) && inputs.some(isOurInput))) {
       merged = appendElement(lib, merged, ['inputs'], INPUT, detectStyle(merged));
     }
     return merged;
   },
   remove(text: string, lib) {
+    // A duplicate "inputs" is refused before anything is taken out.
+    valueAt(lib, text, ['inputs']);
     const without = removeValue(lib, text, ['servers', SERVER_NAME]);
     // The input stays while another entry of the user's still refers to it.
     if (without.includes(`input:${VSCODE_INPUT_ID}}`)) return without;
