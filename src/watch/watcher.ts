@@ -65,7 +65,9 @@ export async function runWatcher(
 ): Promise<WatchResult> {
   const { api, sink, log, status } = deps;
   const retry = { maxAttempts: options.maxAttempts, random: deps.random, sleep: deps.sleep, log };
-  const pacer = new Pacer(defaultIntervalS(ASSUMED_DAILY_LIMIT) * 1000, deps.now());
+  // Until an answer tells the tier, the interval asked for, or the free tier's: the first poll goes
+  // out at once either way, and a failed one waits on the outage backoff, not on this.
+  const pacer = new Pacer((options.intervalS ?? defaultIntervalS(ASSUMED_DAILY_LIMIT)) * 1000, deps.now());
   let intervalKnown = options.once;
   let state: WatchState;
 
@@ -137,7 +139,8 @@ export async function runWatcher(
   for (;;) {
     const cycleStart = deps.now();
     let calls = 0;
-    let waitUntil = 0;
+    let failedCalls = 0;
+    let failure: unknown;
     try {
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
@@ -166,29 +169,33 @@ export async function runWatcher(
       if (error instanceof ConfigError) return { code: 2, message: error.message };
       if (options.once || isFatal(error)) return failed(error);
       failures++;
-      if (error instanceof RateLimitError && error.retryAt !== undefined) {
-        // Nothing goes out before the service said it may: the client also answers from memory.
-        waitUntil = error.retryAt;
-        const note = `rate limited: polling resumes at ${new Date(waitUntil).toISOString().slice(11, 19)} UTC`;
-        status.update({ note });
-        log.warn(`${note} (${describeError(error, 'shell')})`);
-      } else {
-        waitUntil = deps.now() + outageDelayMs(failures, deps.random);
-        const seconds = Math.ceil((waitUntil - deps.now()) / 1000);
-        status.update({ note: `service unavailable, retrying in ${seconds} s` });
-        log.warn(
-          `polling failed (${failures} in a row): ${describeError(error, 'shell')} Retrying in ${seconds} s.`,
-        );
-      }
+      // The call that failed is not charged to the budget: the outage backoff spaces the retries.
+      failedCalls = 1;
+      failure = error;
     } finally {
-      pacer.spent(calls, cycleStart);
+      pacer.spent(calls - failedCalls, cycleStart);
     }
     // A failed call (a 429 among them) may have told the tier already.
     if (api.rateLimit !== undefined) {
       const refusal = settleInterval();
       if (refusal) return { code: 2, message: refusal };
     }
-    const nextPoll = Math.max(pacer.nextAt, waitUntil);
+    let nextPoll = pacer.nextAt;
+    if (failure instanceof RateLimitError && failure.retryAt !== undefined) {
+      // Nothing goes out before the service said it may: the client also answers from memory.
+      nextPoll = Math.max(nextPoll, failure.retryAt);
+      const note = `rate limited: polling resumes at ${new Date(nextPoll).toISOString().slice(11, 19)} UTC`;
+      status.update({ note });
+      log.warn(`${note} (${describeError(failure, 'shell')})`);
+    } else if (failure !== undefined) {
+      // Computed before it is announced, so the log says when the next call really goes out.
+      nextPoll = Math.max(nextPoll, deps.now() + outageDelayMs(failures, deps.random, pacer.interval));
+      const seconds = Math.ceil((nextPoll - deps.now()) / 1000);
+      status.update({ note: `service unavailable, retrying in ${seconds} s` });
+      log.warn(
+        `polling failed (${failures} in a row): ${describeError(failure, 'shell')} Retrying in ${seconds} s.`,
+      );
+    }
     status.update({ nextPoll, callsLeft: api.rateLimit?.remaining });
     try {
       await deps.sleep(Math.max(0, nextPoll - deps.now()), signal);

@@ -299,7 +299,7 @@ describe('the saved place', () => {
       return read(query, signal);
     };
     const path = statePath();
-    // Until an answer tells the tier, failed calls are paced as the free tier's: 346 s apart.
+    // Failed calls before any answer wait on the outage backoff, not the free tier's 346 s.
     const clock = fakeClock(3 * 3600_000);
     const result = await runWatcher(
       watchOptions({ since: 'now' }),
@@ -308,5 +308,81 @@ describe('the saved place', () => {
     );
     expect(result.code).toBe(0);
     expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(4);
+  });
+});
+
+describe('a service that is down before the first poll', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 3, proxy: undefined };
+
+  /** The memory feed behind an outage of `outageMs` from the start; records when each call came. */
+  function downAtStart(
+    feed: ReturnType<typeof memoryFeed>,
+    clock: ReturnType<typeof fakeClock>,
+    outageMs: number,
+  ) {
+    const read = feed.api.readChanges.bind(feed.api);
+    const times: number[] = [];
+    const served: number[] = [];
+    feed.api.readChanges = async (query, signal) => {
+      times.push(clock.elapsed());
+      // No answer, so no tier: the pacer cannot know the interval yet.
+      if (clock.elapsed() < outageMs) throw new NetworkError('ECONNRESET', 'socket hang up', facts);
+      served.push(clock.elapsed());
+      return read(query, signal);
+    };
+    return { times, served };
+  }
+
+  it('retries on the outage backoff it announces, not on the assumed free-tier interval', async () => {
+    const feed = memoryFeed(3, 1000);
+    const clock = fakeClock(3600_000);
+    const calls = downAtStart(feed, clock, 4000);
+    const { sink, delivered } = memorySink();
+    const deliveredAt: number[] = [];
+    const deliver = sink.deliver.bind(sink);
+    sink.deliver = async (delivery, signal) => {
+      deliveredAt.push(clock.elapsed());
+      await deliver(delivery, signal);
+    };
+    const announced: number[] = [];
+    const log = {
+      ...silentLogger,
+      warn: (message: string) => {
+        const seconds = message.match(/Retrying in (\d+) s/)?.[1];
+        if (seconds) announced.push(Number(seconds));
+      },
+    };
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { sink, log }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toEqual(['e1', 'e2', 'e3']);
+    // Delivered within seconds of the recovery at 4 s, not after 346 s.
+    expect(deliveredAt[0]).toBeLessThan(4000 + 10_000);
+    // Each retry came when the log said it would.
+    const failed = calls.times.filter((t) => t < 4000);
+    expect(announced.length).toBe(failed.length);
+    for (const [i, seconds] of announced.entries()) {
+      const gap = (calls.times[i + 1] as number) - (calls.times[i] as number);
+      expect(Math.ceil(gap / 1000)).toBe(seconds);
+    }
+  });
+
+  it('honours an explicit --interval from the first answer on, however many calls failed before it', async () => {
+    const feed = memoryFeed(3, 1000);
+    const clock = fakeClock(3600_000);
+    const calls = downAtStart(feed, clock, 4000);
+    const result = await runWatcher(
+      watchOptions({ since: 0, intervalS: 90 }),
+      deps(feed.api, clock),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    const [first, second, third] = calls.served as [number, number, number];
+    expect(first).toBeLessThan(4000 + 10_000);
+    expect(second - first).toBe(90_000);
+    expect(third - second).toBe(90_000);
   });
 });
