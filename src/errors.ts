@@ -160,6 +160,23 @@ export class UnexpectedResponseError extends ModelFeedError {
 }
 
 /**
+ * A change-feed page that parsed but breaks the cursor contract (a `latest` that cannot be the
+ * change time of the page's last item). Following it would skip changes or replay the history
+ * without a word, so the follower stops with the cursor where it was.
+ */
+export class FeedContractError extends UnexpectedResponseError {
+  override name = 'FeedContractError';
+  constructor(
+    detail: string,
+    request: RequestFacts,
+    /** The cursor the page was asked after; still the saved one. undefined: none saved yet. */
+    readonly cursor: number | undefined,
+  ) {
+    super(detail, 200, request);
+  }
+}
+
+/**
  * A sink did not accept a change. `permanent` failures (a 4xx other than 408/429 from a webhook)
  * are not attempted again; others are, with backoff, up to the watcher's max attempts.
  */

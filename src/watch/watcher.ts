@@ -6,7 +6,14 @@
 
 import type { FeedApi } from '../api/client.js';
 import { describeError } from '../describe-error.js';
-import { AuthError, ConfigError, DeliveryError, ForbiddenError, RateLimitError } from '../errors.js';
+import {
+  AuthError,
+  ConfigError,
+  DeliveryError,
+  FeedContractError,
+  ForbiddenError,
+  RateLimitError,
+} from '../errors.js';
 import { createDelivery } from '../feed/envelope.js';
 import { drainFeed, type FeedPage, newestChangeTime } from '../feed/follower.js';
 import {
@@ -54,7 +61,9 @@ function isFatal(error: unknown): boolean {
     error instanceof DeliveryError ||
     error instanceof AuthError ||
     error instanceof ForbiddenError ||
-    error instanceof StateFileError
+    error instanceof StateFileError ||
+    // A broken `latest` is the service's bug: polling again would only meet it again.
+    error instanceof FeedContractError
   );
 }
 
@@ -145,7 +154,7 @@ export async function runWatcher(
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
         calls++;
-        const newest = await newestChangeTime(api, options.filters, signal);
+        const newest = await newestChangeTime(api, options.filters, signal, deps.now);
         await save(newest, 0);
         cursorKnown = true;
         log.info(`starting after change time ${newest}, the newest change now (state ${deps.statePath})`);
@@ -158,6 +167,7 @@ export async function runWatcher(
         onCall: () => {
           calls++;
         },
+        now: deps.now,
         signal,
       });
       failures = 0;

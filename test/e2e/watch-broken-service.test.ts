@@ -4,13 +4,13 @@
  * would forge lines, an item too large to read.
  */
 
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, spawnRaw } from './harness.js';
-import { tempDir, watchEnv } from './watch-support.js';
+import { runWatch, tempDir, watchEnv } from './watch-support.js';
 
 const KEY = 'mfsk_test_key_123456';
 const PRO = {
@@ -46,7 +46,7 @@ async function stub(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-function change(id: string, detectedAt = '2026-11-23T10:00:00Z'): Record<string, unknown> {
+function change(id: string, detectedAt = '2026-06-30T10:00:00Z'): Record<string, unknown> {
   return {
     id,
     eventType: 'new_model',
@@ -109,4 +109,30 @@ describe('a service that is down before the first poll', () => {
       await watcher.exited;
     }
   }, 40_000);
+});
+
+describe('a `latest` that breaks the cursor contract', () => {
+  it('stops with exit 1, naming the answer, and never moves the cursor (a milliseconds latest)', async () => {
+    const latestMs = 1_782_856_045_000;
+    const feed = await stub((_req, res) => {
+      res.writeHead(200, PRO);
+      res.end(
+        JSON.stringify({
+          items: [change('evt-ms-1'), change('evt-ms-2')],
+          nextCursor: null,
+          latest: latestMs,
+        }),
+      );
+    });
+    const state = statePath();
+    // Not --once: a long-running watcher must stop too, not poll the broken answer forever.
+    const run = await runWatch(['--since', '0', '--state', state], watchEnv({ url: feed.url, key: KEY }));
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toBe('');
+    const last = run.stderr.trimEnd().split('\n').at(-1) as string;
+    expect(last).toMatch(/^model-feed-mcp: .*latest=1782856045000, .* years past this machine's clock/);
+    expect(last).toContain('looks like milliseconds');
+    expect(last).toContain('The cursor stays at 0');
+    expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(0);
+  }, 30_000);
 });

@@ -26,12 +26,15 @@ import { changeEvent, silentStatus, watchOptions } from '../fixtures.js';
 
 const { ChangesPage: ChangesPageSchema } = apiSchemas();
 
+/** A change with change time `time`, detected then (the fake clock starts 1,000 s after the epoch). */
+function feedEntry(time: number) {
+  const detectedAt = new Date(time * 1000).toISOString();
+  return { time, event: changeEvent({ id: `e${time}`, title: `change ${time}`, detectedAt }) };
+}
+
 /** A feed of `count` changes with change times 1..count, answering like the service. */
 function memoryFeed(count: number, limit: number, tier = 'free') {
-  const entries = Array.from({ length: count }, (_, i) => ({
-    time: i + 1,
-    event: changeEvent({ id: `e${i + 1}`, title: `change ${i + 1}` }),
-  }));
+  const entries = Array.from({ length: count }, (_, i) => feedEntry(i + 1));
   const calls: ChangesQuery[] = [];
   let rateLimit: RateLimitInfo | undefined;
   const api: FeedApi = {
@@ -216,8 +219,7 @@ describe('the service side', () => {
       if (clock.elapsed() >= outage.from && clock.elapsed() < outage.until) {
         // Two more changes are published while the service cannot be reached.
         if (feed.entries.length === 5) {
-          for (const time of [6, 7])
-            feed.entries.push({ time, event: changeEvent({ id: `e${time}`, title: `change ${time}` }) });
+          for (const time of [6, 7]) feed.entries.push(feedEntry(time));
         }
         throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
       }
@@ -384,5 +386,115 @@ describe('a service that is down before the first poll', () => {
     expect(first).toBeLessThan(4000 + 10_000);
     expect(second - first).toBe(90_000);
     expect(third - second).toBe(90_000);
+  });
+});
+
+describe('a `latest` that breaks the cursor contract', () => {
+  /** A service that answers every read with `body`, as sent. */
+  function brokenFeed(body: (query: ChangesQuery) => Record<string, unknown>) {
+    const feed = memoryFeed(0, 100_000, 'pro');
+    const calls: ChangesQuery[] = [];
+    feed.api.readChanges = async (query) => {
+      calls.push(query);
+      const sent = body(query);
+      return { page: ChangesPageSchema.parse(sent), sent: sent.items as Record<string, unknown>[] };
+    };
+    return { api: feed.api, calls };
+  }
+  // The fake clock's "now" is 1,000 s after the epoch; the service's change times are its own.
+  const at = (seconds: number) => new Date(seconds * 1000).toISOString();
+  const page = (latest: number | null, count = 2, detectedAt = at(500)) => ({
+    items: Array.from({ length: count }, (_, i) => ({
+      ...changeEvent({ id: `e${i + 1}` }),
+      detectedAt,
+    })),
+    nextCursor: null,
+    latest,
+  });
+
+  it.each([
+    ['a milliseconds value', 900_000, 500, /latest=900000, 10 days past this machine's clock/],
+    [
+      'MAX_SAFE_INTEGER',
+      Number.MAX_SAFE_INTEGER,
+      500,
+      /latest=9007199254740991, .* years past this machine's clock/,
+    ],
+    [
+      'more changes than seconds since the cursor',
+      101,
+      50,
+      /latest=101: 2 changes need 2 change times after 100, and that leaves 1/,
+    ],
+    [
+      'a latest before the changes were detected',
+      450,
+      500,
+      /latest=450: the change "e1" was detected at 1970-01-01T00:08:20.000Z/,
+    ],
+  ])('stops with exit 1 and leaves the cursor: %s', async (_name, latest, detected, message) => {
+    const feed = brokenFeed(() => page(latest, 2, at(detected)));
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 100 }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(message);
+    expect(result.message).toContain('cursor');
+    expect(delivered).toEqual([]);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(100);
+    // Stopped, not retried: the answer will not fix itself.
+    expect(feed.calls).toHaveLength(1);
+  });
+
+  it('stops when a full page shares one second: more than `limit` changes at one change time', async () => {
+    // 100 changes detected in the same second, and a latest that is that very second: the rest
+    // of that second would be skipped by the next `since`.
+    const feed = brokenFeed(() => page(500, 100, at(500)));
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/100 changes .*latest=500: .* need change times from 500 to at least 599/);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(0);
+  });
+
+  it('--since now: a head page with changes but a null latest stops, instead of replaying the history', async () => {
+    const feed = brokenFeed(() => page(null, 1));
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const { sink, delivered } = memorySink();
+    const result = await runWatcher(
+      watchOptions({ since: 'now' }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/latest=null/);
+    expect(delivered).toEqual([]);
+    // No cursor was saved: a later run still starts from the newest change.
+    expect(() => readFileSync(path, 'utf8')).toThrow(/ENOENT/);
+  });
+
+  it('--since now: a head latest far past the clock stops too', async () => {
+    const feed = brokenFeed(() => page(Number.MAX_SAFE_INTEGER, 1));
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 'now' }),
+      deps(feed.api, clock, { statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/latest=9007199254740991/);
+    expect(() => readFileSync(path, 'utf8')).toThrow(/ENOENT/);
   });
 });
