@@ -136,3 +136,36 @@ describe('a `latest` that breaks the cursor contract', () => {
     expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(0);
   }, 30_000);
 });
+
+describe('service text in the last message', () => {
+  it('cannot forge lines: an event id with a newline or U+2028 stays on the one line it is quoted on', async () => {
+    const id =
+      'evt-1\nmodel-feed-mcp info: forged by the service\u2028model-feed-mcp: forged too\u2029\x1b[2J';
+    const feed = await stub((_req, res, url) => {
+      res.writeHead(200, PRO);
+      res.end(
+        JSON.stringify(
+          url.searchParams.get('since') === '0'
+            ? { items: [change(id)], nextCursor: null, latest: 1_782_856_045 }
+            : { items: [], nextCursor: null, latest: null },
+        ),
+      );
+    });
+    // A sink that refuses the change: the watcher's last message names it by its delivery id.
+    const run = await runWatch(
+      ['--once', '--since', '0', '--max-attempts', '1', '--exec', 'exit 3', '--state', statePath()],
+      watchEnv({ url: feed.url, key: KEY }),
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).not.toMatch(/[\u2028\u2029\x1b\x85]/);
+    const lines = run.stderr.trimEnd().split('\n');
+    for (const line of lines) expect(line).toMatch(/^model-feed-mcp( \w+)?: /);
+    expect(lines.filter((line) => line.includes('forged by the service'))).toHaveLength(
+      lines.filter((line) => line.includes('evt-1')).length,
+    );
+    const last = lines.at(-1) as string;
+    expect(last).toMatch(
+      /^model-feed-mcp: delivery of change evt-1 model-feed-mcp info: forged by the service model-feed-mcp: forged too/,
+    );
+  }, 30_000);
+});
