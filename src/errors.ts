@@ -177,6 +177,22 @@ export class FeedContractError extends UnexpectedResponseError {
 }
 
 /**
+ * One change of the feed cannot be read (a string past the body limits, say), while the service
+ * answers otherwise. Polling again meets it again, and moving past it would skip it silently: the
+ * watcher stops, every change before it delivered and the cursor saved just before it.
+ */
+export class UnreadableChangeError extends ModelFeedError {
+  override name = 'UnreadableChangeError';
+  constructor(
+    /** The saved cursor: the unreadable change is the first one after it. */
+    readonly cursor: number,
+    override readonly cause: UnexpectedResponseError,
+  ) {
+    super(`the change after change time ${cursor} cannot be read: ${cause.detail}`);
+  }
+}
+
+/**
  * A sink did not accept a change. `permanent` failures (a 4xx other than 408/429 from a webhook)
  * are not attempted again; others are, with backoff, up to the watcher's max attempts.
  */

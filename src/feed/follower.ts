@@ -7,7 +7,12 @@
 
 import type { FeedApi } from '../api/client.js';
 import type { ChangeEvent } from '../api/schemas.js';
-import { FeedContractError, type RequestFacts } from '../errors.js';
+import {
+  FeedContractError,
+  type RequestFacts,
+  UnexpectedResponseError,
+  UnreadableChangeError,
+} from '../errors.js';
 
 /** The feed's own filters, sent to the service. */
 export interface FeedFilters {
@@ -139,9 +144,10 @@ export async function readPageAfter(
   filters: FeedFilters,
   signal: AbortSignal,
   now: () => number = Date.now,
+  limit = PAGE_SIZE,
 ): Promise<FeedPage> {
   const { page, sent } = await api.readChanges(
-    { since: cursor, limit: PAGE_SIZE, type: filters.type, model: filters.model },
+    { since: cursor, limit, type: filters.type, model: filters.model },
     signal,
   );
   if (page.items.length === 0) return { items: [], cursor, full: false };
@@ -149,14 +155,14 @@ export async function readPageAfter(
   if (problem || page.latest === null) {
     throw new FeedContractError(
       problem ?? 'no latest',
-      changesRequest({ since: cursor, limit: PAGE_SIZE, ...filters }),
+      changesRequest({ since: cursor, limit, ...filters }),
       cursor,
     );
   }
   return {
     items: page.items.map((event, index) => ({ event, sent: sent[index] ?? event })),
     cursor: page.latest,
-    full: page.items.length >= PAGE_SIZE,
+    full: page.items.length >= limit,
   };
 }
 
@@ -190,16 +196,61 @@ export interface DrainOptions {
 }
 
 /**
+ * A 2xx answer whose body could not be used: too large, past the body limits, not the documented
+ * shape, not JSON. One change can cause it; so can a captive portal. Never a broken `latest`.
+ */
+function isUnreadable(error: unknown): error is UnexpectedResponseError {
+  return (
+    error instanceof UnexpectedResponseError &&
+    !(error instanceof FeedContractError) &&
+    error.status >= 200 &&
+    error.status < 300
+  );
+}
+
+/**
  * Reads and hands over pages until one is not full. Bounded: each page moves the cursor strictly
  * forward (readPageAfter refuses one that does not), and the feed is finite.
+ *
+ * A page that cannot be read is asked for again at half the size, down to a single change, so
+ * every change before an unreadable one is delivered (7 more calls from 100). When that single
+ * change cannot be read either, one more call asks for a page that must be empty (after a `since`
+ * past any possible change time): if that one reads, the service is fine and the fault is the
+ * change, an UnreadableChangeError; if not, the first failure goes on as an outage.
  */
 export async function drainFeed(options: DrainOptions): Promise<void> {
   let cursor = options.cursor;
+  let limit = PAGE_SIZE;
   for (;;) {
     options.onCall?.();
-    const page = await readPageAfter(options.api, cursor, options.filters, options.signal, options.now);
+    let page: FeedPage;
+    try {
+      page = await readPageAfter(options.api, cursor, options.filters, options.signal, options.now, limit);
+    } catch (error) {
+      if (!isUnreadable(error) || options.signal.aborted) throw error;
+      if (limit > 1) {
+        limit = Math.ceil(limit / 2);
+        continue;
+      }
+      try {
+        await answersEmptyPage(options);
+      } catch {
+        throw error;
+      }
+      throw new UnreadableChangeError(cursor, error);
+    }
     if (page.items.length > 0) await options.accept(page);
     cursor = page.cursor;
     if (!page.full) return;
   }
+}
+
+/** Resolves when the service answers a page that must be empty readably; rejects as it fails. */
+async function answersEmptyPage(options: DrainOptions): Promise<void> {
+  const nowS = Math.floor((options.now?.() ?? Date.now()) / 1000);
+  options.onCall?.();
+  await options.api.readChanges(
+    { since: nowS + MAX_AHEAD_S, limit: 1, type: options.filters.type, model: options.filters.model },
+    options.signal,
+  );
 }

@@ -13,6 +13,7 @@ import {
   FeedContractError,
   ForbiddenError,
   RateLimitError,
+  UnreadableChangeError,
 } from '../errors.js';
 import { createDelivery } from '../feed/envelope.js';
 import { drainFeed, type FeedPage, newestChangeTime } from '../feed/follower.js';
@@ -62,8 +63,10 @@ function isFatal(error: unknown): boolean {
     error instanceof AuthError ||
     error instanceof ForbiddenError ||
     error instanceof StateFileError ||
-    // A broken `latest` is the service's bug: polling again would only meet it again.
-    error instanceof FeedContractError
+    // A broken `latest` or an unreadable change is the service's bug: polling again would only
+    // meet it again.
+    error instanceof FeedContractError ||
+    error instanceof UnreadableChangeError
   );
 }
 

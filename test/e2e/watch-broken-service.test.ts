@@ -169,3 +169,40 @@ describe('service text in the last message', () => {
     );
   }, 30_000);
 });
+
+describe('a change too large to read', () => {
+  it('delivers the changes before it, then stops with exit 1 naming it, instead of failing every poll', async () => {
+    // Change times 1782856001..3, each detected just before; the second has a title past the limits.
+    const changes = [1, 2, 3].map((n) => ({
+      time: 1_782_856_000 + n,
+      item: { ...change(`evt-big-${n}`), ...(n === 2 && { title: 'x'.repeat(150_000) }) },
+    }));
+    const feed = await stub((_req, res, url) => {
+      const since = Number(url.searchParams.get('since') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 20);
+      const page = changes.filter((c) => c.time > since).slice(0, limit);
+      res.writeHead(200, PRO);
+      res.end(
+        JSON.stringify({
+          items: page.map((c) => c.item),
+          nextCursor: null,
+          latest: page.at(-1)?.time ?? null,
+        }),
+      );
+    });
+    const state = statePath();
+    const run = await runWatch(['--since', '0', '--state', state], watchEnv({ url: feed.url, key: KEY }));
+    expect(run.code, run.stderr).toBe(1);
+    expect(
+      run.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).data.id),
+    ).toEqual(['evt-big-1']);
+    const last = run.stderr.trimEnd().split('\n').at(-1) as string;
+    expect(last).toMatch(
+      /^model-feed-mcp: The change after change time 1782856001 cannot be read: a string of 150000 characters/,
+    );
+    expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(1_782_856_001);
+  }, 30_000);
+});

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import type { RateLimitInfo } from '../../src/api/rate-limit.js';
 import { apiSchemas } from '../../src/api/schemas.js';
-import { AuthError, DeliveryError, NetworkError } from '../../src/errors.js';
+import { AuthError, DeliveryError, NetworkError, UnexpectedResponseError } from '../../src/errors.js';
 import type { Delivery } from '../../src/feed/envelope.js';
 import {
   chooseInterval,
@@ -496,5 +496,55 @@ describe('a `latest` that breaks the cursor contract', () => {
     expect(result.code).toBe(1);
     expect(result.message).toMatch(/latest=9007199254740991/);
     expect(() => readFileSync(path, 'utf8')).toThrow(/ENOENT/);
+  });
+});
+
+describe('a change too large to read', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 1, proxy: undefined };
+  const tooLong = 'a string of 150000 characters, more than the 100000 allowed, past what the runner accepts';
+
+  /** The memory feed, where any page holding `bad` fails as the body limits make it fail. */
+  function feedWithUnreadable(count: number, bad: number) {
+    const feed = memoryFeed(count, 100_000, 'pro');
+    const read = feed.api.readChanges.bind(feed.api);
+    feed.api.readChanges = async (query, signal) => {
+      const answer = await read(query, signal);
+      if (answer.page.items.some((item) => item.id === `e${bad}`)) {
+        throw new UnexpectedResponseError(tooLong, 200, facts);
+      }
+      return answer;
+    };
+    return feed;
+  }
+
+  it('delivers every change before it, then stops with exit 1 naming where it is, the cursor just before it', async () => {
+    const feed = feedWithUnreadable(250, 150);
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('The change after change time 149 cannot be read');
+    expect(result.message).toContain(tooLong);
+    expect(delivered).toEqual(Array.from({ length: 149 }, (_, i) => `e${i + 1}`));
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(149);
+    // Pages halved down to the one change: a handful of calls, not one per change.
+    expect(feed.calls.length).toBeLessThanOrEqual(20);
+  });
+
+  it('a service whose every answer is unreadable (a captive portal, say) is an outage, ridden out', async () => {
+    const feed = memoryFeed(5, 100_000, 'pro');
+    feed.api.readChanges = async (query) => {
+      feed.calls.push(query);
+      throw new UnexpectedResponseError('not JSON (text/html): <html>Sign in to the Wi-Fi', 200, facts);
+    };
+    const clock = fakeClock(3600_000);
+    const result = await runWatcher(watchOptions({ since: 0 }), deps(feed.api, clock), clock.signal);
+    expect(result.code).toBe(0);
+    expect(feed.calls.length).toBeGreaterThan(10);
   });
 });
