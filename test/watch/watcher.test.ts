@@ -3,10 +3,10 @@
  * and what happens to the cursor when a sink fails.
  */
 
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import type { RateLimitInfo } from '../../src/api/rate-limit.js';
 import { apiSchemas } from '../../src/api/schemas.js';
@@ -100,7 +100,17 @@ function memorySink(fail: (delivery: Delivery, attempt: number) => Error | undef
   return { sink, delivered, attempts };
 }
 
-const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
+/** Folders made for state files, removed once the file's tests are done. */
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+const statePath = () => {
+  const folder = mkdtempSync(join(tmpdir(), 'mf-watcher-'));
+  folders.push(folder);
+  return join(folder, 'state.json');
+};
 
 /** The watcher's dependencies: the fake clock, a memory sink and a fresh state file unless given. */
 function deps(
