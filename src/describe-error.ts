@@ -10,6 +10,7 @@ import {
   AuthError,
   ConfigError,
   DeliveryError,
+  FeedContractError,
   ForbiddenError,
   InvalidArgumentsError,
   NetworkError,
@@ -20,6 +21,7 @@ import {
   StateFileError,
   TimeoutError,
   UnexpectedResponseError,
+  UnreadableChangeError,
 } from './errors.js';
 import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './net/failure-kinds.js';
 
@@ -149,6 +151,16 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
     return `No answer from ${error.request.host}${via(error.request)} within ${error.timeoutMs} ms (${attempts(error.request)}). Check the network or the proxy, or raise MODEL_FEED_TIMEOUT_MS (--timeout).`;
   }
   if (error instanceof NetworkError) return networkText(error, audience);
+  if (error instanceof UnreadableChangeError) {
+    return `The change after change time ${error.cursor} cannot be read: ${error.cause.detail} (${error.cause.request.method} ${error.cause.request.path}). The service answers otherwise, so the fault is this change. Every change before it was delivered; the cursor stays at ${error.cursor}, before it, and the watcher stopped rather than skip it. Report it to the service.`;
+  }
+  if (error instanceof FeedContractError) {
+    const kept =
+      error.cursor === undefined
+        ? 'No cursor was saved'
+        : `The cursor stays at ${error.cursor}: nothing after it was delivered or skipped`;
+    return `The service's answer to ${error.request.method} ${error.request.path} breaks the change feed's contract: ${error.detail}. ${kept}. Following it could skip changes or replay them all, so the watcher stopped; report it to the service, and run again once it answers correctly.`;
+  }
   if (error instanceof UnexpectedResponseError) {
     // Status 0: no complete HTTP answer to name (a malformed one, or a request refused before sending).
     const status = error.status ? `HTTP ${error.status}, ` : '';

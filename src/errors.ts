@@ -160,6 +160,39 @@ export class UnexpectedResponseError extends ModelFeedError {
 }
 
 /**
+ * A change-feed page that parsed but breaks the cursor contract (a `latest` that cannot be the
+ * change time of the page's last item). Following it would skip changes or replay the history
+ * without a word, so the follower stops with the cursor where it was.
+ */
+export class FeedContractError extends UnexpectedResponseError {
+  override name = 'FeedContractError';
+  constructor(
+    detail: string,
+    request: RequestFacts,
+    /** The cursor the page was asked after; still the saved one. undefined: none saved yet. */
+    readonly cursor: number | undefined,
+  ) {
+    super(detail, 200, request);
+  }
+}
+
+/**
+ * One change of the feed cannot be read (a string past the body limits, say), while the service
+ * answers otherwise. Polling again meets it again, and moving past it would skip it silently: the
+ * watcher stops, every change before it delivered and the cursor saved just before it.
+ */
+export class UnreadableChangeError extends ModelFeedError {
+  override name = 'UnreadableChangeError';
+  constructor(
+    /** The saved cursor: the unreadable change is the first one after it. */
+    readonly cursor: number,
+    override readonly cause: UnexpectedResponseError,
+  ) {
+    super(`the change after change time ${cursor} cannot be read: ${cause.detail}`);
+  }
+}
+
+/**
  * A sink did not accept a change. `permanent` failures (a 4xx other than 408/429 from a webhook)
  * are not attempted again; others are, with backoff, up to the watcher's max attempts.
  */

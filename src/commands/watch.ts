@@ -16,8 +16,8 @@ import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
 import { stateFolder } from '../store/paths.js';
-import { redactSecrets } from '../text/redact.js';
-import { terminalSafe } from '../text/terminal.js';
+import { redact, secretValues, withEscapedForms } from '../text/redact.js';
+import { oneLine } from '../text/terminal.js';
 import { USER_AGENT } from '../version.js';
 import type { WatchOptions } from '../watch/options.js';
 import { createJsonlSink } from '../watch/sinks/jsonl.js';
@@ -108,7 +108,12 @@ function lockMessage(error: LockedError, statePath: string): string {
 }
 
 export async function runWatch(config: Config, io: CliIo, options: WatchOptions): Promise<number> {
-  const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
+  const secrets = [...config.secrets, ...(options.sink.kind === 'webhook' ? [options.sink.rawSecret] : [])];
+  // The last message quotes service text (an event id, an error body) and files (a lock's host):
+  // rendered as a log line is, one line, terminal-safe, printable first and redacted after, so a
+  // line break or U+2028 in it cannot forge a line of the watcher's output.
+  const hidden = withEscapedForms(secretValues(secrets));
+  const print = (text: string): string => redact(oneLine(text), hidden);
   if (config.setupError) {
     io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
     return EXIT.usage;
@@ -122,7 +127,6 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   );
   // A watcher is a long-running service: what it does is worth a line even at the default level.
   const level = config.sources.logLevel === undefined ? 'info' : config.logLevel;
-  const secrets = [...config.secrets, ...(options.sink.kind === 'webhook' ? [options.sink.rawSecret] : [])];
   const log = createLogger({ level, format: config.logFormat, secrets, write: status.write });
   for (const warning of config.warnings) log.warn(warning);
 

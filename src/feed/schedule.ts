@@ -95,6 +95,10 @@ export class Pacer {
     return this.earliest;
   }
 
+  get interval(): number {
+    return this.intervalMs;
+  }
+
   /** A new interval (once the tier is known) applies from the last call on. */
   setInterval(intervalMs: number): void {
     this.earliest += intervalMs - this.intervalMs;
@@ -102,11 +106,18 @@ export class Pacer {
   }
 }
 
+/** The outage backoff's ceiling, unless the polling interval is longer. */
+export const OUTAGE_CEILING_MS = 300_000;
+
 /**
- * Wait after the service failed `failures` times in a row: 2 s doubling to 5 minutes, half of it
- * random, so that an outage is ridden out without hammering the service when it comes back.
+ * Wait after the service failed `failures` times in a row: 2 s doubling to 5 minutes (or to the
+ * polling interval, when that is longer), half of it random, so that an outage is ridden out
+ * without hammering the service when it comes back, and a long one on a slow tier is retried
+ * about as often as it would be polled. A failed call is not charged to the Pacer: this wait alone spaces the retries,
+ * so a watcher started during an outage retries on this schedule even before the tier is known.
  */
-export function outageDelayMs(failures: number, random: () => number): number {
-  const ceiling = Math.min(300_000, 2000 * 2 ** Math.max(0, failures - 1));
+export function outageDelayMs(failures: number, random: () => number, intervalMs = 0): number {
+  const cap = Math.max(OUTAGE_CEILING_MS, intervalMs);
+  const ceiling = Math.min(cap, 2000 * 2 ** Math.max(0, failures - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }

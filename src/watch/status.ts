@@ -5,7 +5,7 @@
  * only the log.
  */
 
-import { terminalSafe } from '../text/terminal.js';
+import { oneLine } from '../text/terminal.js';
 
 export interface StatusFields {
   lastPoll: number | undefined;
@@ -47,8 +47,9 @@ export function renderStatus(fields: StatusFields, now: number): string {
   if (fields.callsLeft !== undefined && fields.callsLeft !== null)
     parts.push(`${fields.callsLeft} calls left today`);
   if (fields.note) parts.push(fields.note);
-  // Every part may hold upstream text (a note quoting an error): nothing in it may act on the terminal.
-  return terminalSafe(`watch: ${parts.join(' · ')}`);
+  // Every part may hold upstream text (a note quoting an error): nothing in it may act on the
+  // terminal, nor break the one line that is redrawn in place.
+  return oneLine(`watch: ${parts.join(' · ')}`);
 }
 
 interface Terminal {

@@ -6,7 +6,15 @@
 
 import type { FeedApi } from '../api/client.js';
 import { describeError } from '../describe-error.js';
-import { AuthError, ConfigError, DeliveryError, ForbiddenError, RateLimitError } from '../errors.js';
+import {
+  AuthError,
+  ConfigError,
+  DeliveryError,
+  FeedContractError,
+  ForbiddenError,
+  RateLimitError,
+  UnreadableChangeError,
+} from '../errors.js';
 import { createDelivery } from '../feed/envelope.js';
 import { drainFeed, type FeedPage, newestChangeTime } from '../feed/follower.js';
 import {
@@ -56,7 +64,11 @@ function isFatal(error: unknown): boolean {
     error instanceof DeliveryError ||
     error instanceof AuthError ||
     error instanceof ForbiddenError ||
-    error instanceof StateFileError
+    error instanceof StateFileError ||
+    // A broken `latest` or an unreadable change is the service's bug: polling again would only
+    // meet it again.
+    error instanceof FeedContractError ||
+    error instanceof UnreadableChangeError
   );
 }
 
@@ -67,7 +79,9 @@ export async function runWatcher(
 ): Promise<WatchResult> {
   const { api, sink, log, status } = deps;
   const retry = { maxAttempts: options.maxAttempts, random: deps.random, sleep: deps.sleep, log };
-  const pacer = new Pacer(defaultIntervalS(ASSUMED_DAILY_LIMIT) * 1000, deps.now());
+  // Until an answer tells the tier, the interval asked for, or the free tier's: the first poll goes
+  // out at once either way, and a failed one waits on the outage backoff, not on this.
+  const pacer = new Pacer((options.intervalS ?? defaultIntervalS(ASSUMED_DAILY_LIMIT)) * 1000, deps.now());
   let intervalKnown = options.once;
   let state: WatchState;
 
@@ -141,12 +155,13 @@ export async function runWatcher(
   for (;;) {
     const cycleStart = deps.now();
     let calls = 0;
-    let waitUntil = 0;
+    let failedCalls = 0;
+    let failure: unknown;
     try {
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
         calls++;
-        const newest = await newestChangeTime(api, options.filters, signal);
+        const newest = await newestChangeTime(api, options.filters, signal, deps.now);
         await save(newest, 0);
         cursorKnown = true;
         log.info(`starting after change time ${newest}, the newest change now (state ${deps.statePath})`);
@@ -159,6 +174,7 @@ export async function runWatcher(
         onCall: () => {
           calls++;
         },
+        now: deps.now,
         signal,
       });
       failures = 0;
@@ -170,29 +186,33 @@ export async function runWatcher(
       if (error instanceof ConfigError) return { code: 2, message: error.message };
       if (options.once || isFatal(error)) return failed(error);
       failures++;
-      if (error instanceof RateLimitError && error.retryAt !== undefined) {
-        // Nothing goes out before the service said it may: the client also answers from memory.
-        waitUntil = error.retryAt;
-        const note = `rate limited: polling resumes at ${new Date(waitUntil).toISOString().slice(11, 19)} UTC`;
-        status.update({ note });
-        log.warn(`${note} (${describeError(error, 'shell')})`);
-      } else {
-        waitUntil = deps.now() + outageDelayMs(failures, deps.random);
-        const seconds = Math.ceil((waitUntil - deps.now()) / 1000);
-        status.update({ note: `service unavailable, retrying in ${seconds} s` });
-        log.warn(
-          `polling failed (${failures} in a row): ${describeError(error, 'shell')} Retrying in ${seconds} s.`,
-        );
-      }
+      // The call that failed is not charged to the budget: the outage backoff spaces the retries.
+      failedCalls = 1;
+      failure = error;
     } finally {
-      pacer.spent(calls, cycleStart);
+      pacer.spent(calls - failedCalls, cycleStart);
     }
     // A failed call (a 429 among them) may have told the tier already.
     if (api.rateLimit !== undefined) {
       const refusal = settleInterval();
       if (refusal) return { code: 2, message: refusal };
     }
-    const nextPoll = Math.max(pacer.nextAt, waitUntil);
+    let nextPoll = pacer.nextAt;
+    if (failure instanceof RateLimitError && failure.retryAt !== undefined) {
+      // Nothing goes out before the service said it may: the client also answers from memory.
+      nextPoll = Math.max(nextPoll, failure.retryAt);
+      const note = `rate limited: polling resumes at ${new Date(nextPoll).toISOString().slice(11, 19)} UTC`;
+      status.update({ note });
+      log.warn(`${note} (${describeError(failure, 'shell')})`);
+    } else if (failure !== undefined) {
+      // Computed before it is announced, so the log says when the next call really goes out.
+      nextPoll = Math.max(nextPoll, deps.now() + outageDelayMs(failures, deps.random, pacer.interval));
+      const seconds = Math.ceil((nextPoll - deps.now()) / 1000);
+      status.update({ note: `service unavailable, retrying in ${seconds} s` });
+      log.warn(
+        `polling failed (${failures} in a row): ${describeError(failure, 'shell')} Retrying in ${seconds} s.`,
+      );
+    }
     status.update({ nextPoll, callsLeft: api.rateLimit?.remaining });
     try {
       await deps.sleep(Math.max(0, nextPoll - deps.now()), signal);

@@ -59,7 +59,7 @@ describe('the envelope', () => {
       beforeValue: null,
       afterValue: '',
       official: 'yes',
-      detectedAt: '2026-11-23T10:00:00Z',
+      detectedAt: '2026-06-30T10:00:00Z',
       model: { slug: 'acme', name: null, tags: ['a', 'b'], extra: { depth: { deeper: [1, 2.5, -0, 1e21] } } },
       confidence: 0.1,
       huge: 9007199254740991,

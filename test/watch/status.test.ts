@@ -27,6 +27,22 @@ describe('the status line', () => {
     expect(line).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202a-\u202e]/);
   });
 
+  it('stays one line whatever the note quotes: no line break of any kind', () => {
+    const line = renderStatus(
+      {
+        lastPoll: undefined,
+        cursor: 1,
+        delivered: 0,
+        nextPoll: undefined,
+        callsLeft: undefined,
+        note: 'service said "down\nmodel-feed-mcp error: forged\u2028forged too\u2029\r"',
+      },
+      0,
+    );
+    expect(line).not.toMatch(/[\n\r\u2028\u2029\x85]/);
+    expect(line).toContain('down model-feed-mcp error: forged forged too');
+  });
+
   it('draws on a terminal, writes log lines above it, and is silent elsewhere', () => {
     const written: string[] = [];
     const tty = { isTTY: true, columns: 80, write: (text: string) => written.push(text) };

@@ -3,14 +3,14 @@
  * and what happens to the cursor when a sink fails.
  */
 
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import type { RateLimitInfo } from '../../src/api/rate-limit.js';
 import { apiSchemas } from '../../src/api/schemas.js';
-import { AuthError, DeliveryError, NetworkError } from '../../src/errors.js';
+import { AuthError, DeliveryError, NetworkError, UnexpectedResponseError } from '../../src/errors.js';
 import type { Delivery } from '../../src/feed/envelope.js';
 import {
   chooseInterval,
@@ -26,12 +26,15 @@ import { changeEvent, silentStatus, watchOptions } from '../fixtures.js';
 
 const { ChangesPage: ChangesPageSchema } = apiSchemas();
 
+/** A change with change time `time`, detected then (the fake clock starts 1,000 s after the epoch). */
+function feedEntry(time: number) {
+  const detectedAt = new Date(time * 1000).toISOString();
+  return { time, event: changeEvent({ id: `e${time}`, title: `change ${time}`, detectedAt }) };
+}
+
 /** A feed of `count` changes with change times 1..count, answering like the service. */
 function memoryFeed(count: number, limit: number, tier = 'free') {
-  const entries = Array.from({ length: count }, (_, i) => ({
-    time: i + 1,
-    event: changeEvent({ id: `e${i + 1}`, title: `change ${i + 1}` }),
-  }));
+  const entries = Array.from({ length: count }, (_, i) => feedEntry(i + 1));
   const calls: ChangesQuery[] = [];
   let rateLimit: RateLimitInfo | undefined;
   const api: FeedApi = {
@@ -97,7 +100,17 @@ function memorySink(fail: (delivery: Delivery, attempt: number) => Error | undef
   return { sink, delivered, attempts };
 }
 
-const statePath = () => join(mkdtempSync(join(tmpdir(), 'mf-watcher-')), 'state.json');
+/** Folders made for state files, removed once the file's tests are done. */
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+const statePath = () => {
+  const folder = mkdtempSync(join(tmpdir(), 'mf-watcher-'));
+  folders.push(folder);
+  return join(folder, 'state.json');
+};
 
 /** The watcher's dependencies: the fake clock, a memory sink and a fresh state file unless given. */
 function deps(
@@ -216,8 +229,7 @@ describe('the service side', () => {
       if (clock.elapsed() >= outage.from && clock.elapsed() < outage.until) {
         // Two more changes are published while the service cannot be reached.
         if (feed.entries.length === 5) {
-          for (const time of [6, 7])
-            feed.entries.push({ time, event: changeEvent({ id: `e${time}`, title: `change ${time}` }) });
+          for (const time of [6, 7]) feed.entries.push(feedEntry(time));
         }
         throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
       }
@@ -299,7 +311,7 @@ describe('the saved place', () => {
       return read(query, signal);
     };
     const path = statePath();
-    // Until an answer tells the tier, failed calls are paced as the free tier's: 346 s apart.
+    // Failed calls before any answer wait on the outage backoff, not the free tier's 346 s.
     const clock = fakeClock(3 * 3600_000);
     const result = await runWatcher(
       watchOptions({ since: 'now' }),
@@ -308,5 +320,241 @@ describe('the saved place', () => {
     );
     expect(result.code).toBe(0);
     expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(4);
+  });
+});
+
+describe('a service that is down before the first poll', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 3, proxy: undefined };
+
+  /** The memory feed behind an outage of `outageMs` from the start; records when each call came. */
+  function downAtStart(
+    feed: ReturnType<typeof memoryFeed>,
+    clock: ReturnType<typeof fakeClock>,
+    outageMs: number,
+  ) {
+    const read = feed.api.readChanges.bind(feed.api);
+    const times: number[] = [];
+    const served: number[] = [];
+    feed.api.readChanges = async (query, signal) => {
+      times.push(clock.elapsed());
+      // No answer, so no tier: the pacer cannot know the interval yet.
+      if (clock.elapsed() < outageMs) throw new NetworkError('ECONNRESET', 'socket hang up', facts);
+      served.push(clock.elapsed());
+      return read(query, signal);
+    };
+    return { times, served };
+  }
+
+  it('retries on the outage backoff it announces, not on the assumed free-tier interval', async () => {
+    const feed = memoryFeed(3, 1000);
+    const clock = fakeClock(3600_000);
+    const calls = downAtStart(feed, clock, 4000);
+    const { sink, delivered } = memorySink();
+    const deliveredAt: number[] = [];
+    const deliver = sink.deliver.bind(sink);
+    sink.deliver = async (delivery, signal) => {
+      deliveredAt.push(clock.elapsed());
+      await deliver(delivery, signal);
+    };
+    const announced: number[] = [];
+    const log = {
+      ...silentLogger,
+      warn: (message: string) => {
+        const seconds = message.match(/Retrying in (\d+) s/)?.[1];
+        if (seconds) announced.push(Number(seconds));
+      },
+    };
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { sink, log }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toEqual(['e1', 'e2', 'e3']);
+    // Delivered within seconds of the recovery at 4 s, not after 346 s.
+    expect(deliveredAt[0]).toBeLessThan(4000 + 10_000);
+    // Each retry came when the log said it would.
+    const failed = calls.times.filter((t) => t < 4000);
+    expect(announced.length).toBe(failed.length);
+    for (const [i, seconds] of announced.entries()) {
+      const gap = (calls.times[i + 1] as number) - (calls.times[i] as number);
+      expect(Math.ceil(gap / 1000)).toBe(seconds);
+    }
+  });
+
+  it('honours an explicit --interval from the first answer on, however many calls failed before it', async () => {
+    const feed = memoryFeed(3, 1000);
+    const clock = fakeClock(3600_000);
+    const calls = downAtStart(feed, clock, 4000);
+    const result = await runWatcher(
+      watchOptions({ since: 0, intervalS: 90 }),
+      deps(feed.api, clock),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    const [first, second, third] = calls.served as [number, number, number];
+    expect(first).toBeLessThan(4000 + 10_000);
+    expect(second - first).toBe(90_000);
+    expect(third - second).toBe(90_000);
+  });
+});
+
+describe('a `latest` that breaks the cursor contract', () => {
+  /** A service that answers every read with `body`, as sent. */
+  function brokenFeed(body: (query: ChangesQuery) => Record<string, unknown>) {
+    const feed = memoryFeed(0, 100_000, 'pro');
+    const calls: ChangesQuery[] = [];
+    feed.api.readChanges = async (query) => {
+      calls.push(query);
+      const sent = body(query);
+      return { page: ChangesPageSchema.parse(sent), sent: sent.items as Record<string, unknown>[] };
+    };
+    return { api: feed.api, calls };
+  }
+  // The fake clock's "now" is 1,000 s after the epoch; the service's change times are its own.
+  const at = (seconds: number) => new Date(seconds * 1000).toISOString();
+  const page = (latest: number | null, count = 2, detectedAt = at(500)) => ({
+    items: Array.from({ length: count }, (_, i) => ({
+      ...changeEvent({ id: `e${i + 1}` }),
+      detectedAt,
+    })),
+    nextCursor: null,
+    latest,
+  });
+
+  it.each([
+    ['a milliseconds value', 900_000, 500, /latest=900000, 10 days past this machine's clock/],
+    [
+      'MAX_SAFE_INTEGER',
+      Number.MAX_SAFE_INTEGER,
+      500,
+      /latest=9007199254740991, .* years past this machine's clock/,
+    ],
+    [
+      'more changes than seconds since the cursor',
+      101,
+      50,
+      /latest=101: 2 changes need 2 change times after 100, and that leaves 1/,
+    ],
+    [
+      'a latest before the changes were detected',
+      450,
+      500,
+      /latest=450: the change "e1" was detected at 1970-01-01T00:08:20.000Z/,
+    ],
+  ])('stops with exit 1 and leaves the cursor: %s', async (_name, latest, detected, message) => {
+    const feed = brokenFeed(() => page(latest, 2, at(detected)));
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 100 }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(message);
+    expect(result.message).toContain('cursor');
+    expect(delivered).toEqual([]);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(100);
+    // Stopped, not retried: the answer will not fix itself.
+    expect(feed.calls).toHaveLength(1);
+  });
+
+  it('stops when a full page shares one second: more than `limit` changes at one change time', async () => {
+    // 100 changes detected in the same second, and a latest that is that very second: the rest
+    // of that second would be skipped by the next `since`.
+    const feed = brokenFeed(() => page(500, 100, at(500)));
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/100 changes .*latest=500: .* need change times from 500 to at least 599/);
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(0);
+  });
+
+  it('--since now: a head page with changes but a null latest stops, instead of replaying the history', async () => {
+    const feed = brokenFeed(() => page(null, 1));
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const { sink, delivered } = memorySink();
+    const result = await runWatcher(
+      watchOptions({ since: 'now' }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/latest=null/);
+    expect(delivered).toEqual([]);
+    // No cursor was saved: a later run still starts from the newest change.
+    expect(() => readFileSync(path, 'utf8')).toThrow(/ENOENT/);
+  });
+
+  it('--since now: a head latest far past the clock stops too', async () => {
+    const feed = brokenFeed(() => page(Number.MAX_SAFE_INTEGER, 1));
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 'now' }),
+      deps(feed.api, clock, { statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/latest=9007199254740991/);
+    expect(() => readFileSync(path, 'utf8')).toThrow(/ENOENT/);
+  });
+});
+
+describe('a change too large to read', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 1, proxy: undefined };
+  const tooLong = 'a string of 150000 characters, more than the 100000 allowed, past what the runner accepts';
+
+  /** The memory feed, where any page holding `bad` fails as the body limits make it fail. */
+  function feedWithUnreadable(count: number, bad: number) {
+    const feed = memoryFeed(count, 100_000, 'pro');
+    const read = feed.api.readChanges.bind(feed.api);
+    feed.api.readChanges = async (query, signal) => {
+      const answer = await read(query, signal);
+      if (answer.page.items.some((item) => item.id === `e${bad}`)) {
+        throw new UnexpectedResponseError(tooLong, 200, facts);
+      }
+      return answer;
+    };
+    return feed;
+  }
+
+  it('delivers every change before it, then stops with exit 1 naming where it is, the cursor just before it', async () => {
+    const feed = feedWithUnreadable(250, 150);
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('The change after change time 149 cannot be read');
+    expect(result.message).toContain(tooLong);
+    expect(delivered).toEqual(Array.from({ length: 149 }, (_, i) => `e${i + 1}`));
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(149);
+    // Pages halved down to the one change: a handful of calls, not one per change.
+    expect(feed.calls.length).toBeLessThanOrEqual(20);
+  });
+
+  it('a service whose every answer is unreadable (a captive portal, say) is an outage, ridden out', async () => {
+    const feed = memoryFeed(5, 100_000, 'pro');
+    feed.api.readChanges = async (query) => {
+      feed.calls.push(query);
+      throw new UnexpectedResponseError('not JSON (text/html): <html>Sign in to the Wi-Fi', 200, facts);
+    };
+    const clock = fakeClock(3600_000);
+    const result = await runWatcher(watchOptions({ since: 0 }), deps(feed.api, clock), clock.signal);
+    expect(result.code).toBe(0);
+    expect(feed.calls.length).toBeGreaterThan(10);
   });
 });
