@@ -4,6 +4,7 @@
  * an in-process sandbox. The built CLI is tested end to end in test/e2e/http.test.ts.
  */
 
+import { type Socket, connect as tcpConnect } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
@@ -223,6 +224,68 @@ describe('the --http endpoint', () => {
     expect(performance.now() - started).toBeLessThan(500);
     expect(server.sessions).toBe(0);
     await client.close();
+  });
+});
+
+/** A raw socket to the endpoint that sends nothing, as an idle or hostile client holds one. */
+function idleSocket(server: HttpEndpoint): Promise<{ socket: Socket; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect(server.address.port, '127.0.0.1');
+    const opened = performance.now();
+    const closed = new Promise<number>((done) =>
+      socket.once('close', () => done(performance.now() - opened)),
+    );
+    socket.on('error', () => {});
+    // Read whatever comes (a 408), or the socket would never see the end of the connection.
+    socket.resume();
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('connections to the endpoint', () => {
+  const sockets: Socket[] = [];
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+  });
+
+  it('holds at most maxConnections: idle sockets without a key make room, and a client with the key is served', async () => {
+    const server = await endpoint({ maxConnections: 8 });
+    const idle = [];
+    for (let i = 0; i < 20; i++) {
+      const one = await idleSocket(server);
+      sockets.push(one.socket);
+      idle.push(one);
+    }
+    const answer = await post(server.url, rpc(1, 'tools/list'));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).result.tools).toHaveLength(3);
+    // Closed at once, oldest first: the 12 over the cap of 8, and one more for the served client.
+    await wait(200);
+    const closed = sockets.filter((socket) => socket.destroyed || socket.readableEnded).length;
+    expect(closed).toBeGreaterThanOrEqual(13);
+    expect(sockets.slice(-7).every((socket) => !socket.readableEnded)).toBe(true);
+  });
+
+  it('a socket that sends no complete request within headersTimeoutMs is closed', async () => {
+    const server = await endpoint({ headersTimeoutMs: 300 });
+    const silent = await idleSocket(server);
+    const partial = await idleSocket(server);
+    sockets.push(silent.socket, partial.socket);
+    partial.socket.write('POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const within = (closed: Promise<number>) =>
+      Promise.race([closed, wait(5000).then(() => Number.POSITIVE_INFINITY)]);
+    expect(await within(silent.closed)).toBeLessThan(3000);
+    expect(await within(partial.closed)).toBeLessThan(3000);
+  });
+
+  it('a refusal for a missing key ends the connection', async () => {
+    const server = await endpoint();
+    const answer = await rawRequest(server.url, { headers: MCP_HEADERS, body: rpc(1, 'tools/list') });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.connection).toBe('close');
   });
 });
 
