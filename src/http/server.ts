@@ -15,7 +15,9 @@
  *   on the session's GET stream, which a stateless endpoint cannot offer.
  * - A request with no session id that is not `initialize` is answered by a fresh server for that
  *   request alone, as the hosted endpoint and the sandbox answer: a one-shot `tools/call` from curl
- *   works the same on all three.
+ *   works the same on all three, given the `Accept: application/json, text/event-stream` the
+ *   transport requires of every POST (without it, the SDK answers 406). `resources/subscribe` is
+ *   refused there: its updates could only travel on a session's stream.
  * - Sessions are bounded: at most `maxSessions` (the least recently used goes first), and a session
  *   with no open GET stream and no request for `idleSessionMs` is closed (its subscriptions with
  *   it), so a client that vanished leaves no poller running. The client then gets 404 for that
@@ -185,14 +187,18 @@ async function readBody(req: IncomingMessage, max: number): Promise<string | { t
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function isInitialize(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    (body as { method?: unknown }).method === 'initialize'
-  );
+/** The method of a single JSON-RPC message; undefined for anything else. */
+function methodOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as { method?: unknown }).method
+    : undefined;
 }
+
+/**
+ * Requests whose whole effect is what the server sends later, on a session's GET stream. Answered
+ * without a session they would cost a poll and promise updates that could never arrive.
+ */
+const SESSION_ONLY: ReadonlySet<unknown> = new Set(['resources/subscribe']);
 
 function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -360,6 +366,19 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   }
 
   async function serveOnce(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = methodOf(read.body);
+    if (SESSION_ONLY.has(method)) {
+      const id = (read.body as { id?: unknown }).id ?? null;
+      sendJson(res, 200, {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32600,
+          message: `${method} needs a session: send initialize first, then ${method} with the Mcp-Session-Id header its answer carries; updates arrive on that session's GET stream.`,
+        },
+      });
+      return;
+    }
     const server = options.createServer('legacy');
     res.once('close', () => void server.close().catch(() => {}));
     const request = toWebRequest(req, read.text);
@@ -432,7 +451,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     // The body decides the era, as the SDK's own entry decides it.
     const legacy = await isLegacyRequest(toWebRequest(req, parsed.text), parsed.body);
     if (!legacy) await serveModern(parsed, req, res);
-    else if (isInitialize(parsed.body)) await openSession(parsed, req, res);
+    else if (methodOf(parsed.body) === 'initialize') await openSession(parsed, req, res);
     else await serveOnce(parsed, req, res);
   }
 
