@@ -197,6 +197,12 @@ describe('completion/complete on a large catalog', () => {
     expect((await complete('ids', 'x,'.repeat(50_000))).values.length).toBe(0);
     expect((await complete('ids', `${ids(0, 5)}, vendor-1/`)).values.length).toBe(0);
     expect(performance.now() - started).toBeLessThan(1000);
+    const template = { type: 'ref/resource', uri: 'model-feed://models/{id}' } as const;
+    const long = await client.complete({
+      ref: template,
+      argument: { name: 'id', value: `v${'x'.repeat(200)}` },
+    });
+    expect(long.completion.values.length).toBe(0);
     // One id short of the prompt's five: the fifth is still offered.
     expect((await complete('ids', `${ids(0, 4)}, vendor-1/model-1`)).values.length).toBeGreaterThan(0);
     await close();
