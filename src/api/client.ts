@@ -120,6 +120,18 @@ function cacheKey(path: string, query: Query): string {
   return `${path}?${parts.join('&')}`;
 }
 
+/**
+ * Changes after `since` must come with a `latest` past it: sent back as the next `since`, any other
+ * would ask for the same page forever (service contract, rule 3). Without `since` (newest first)
+ * there is no cursor to move.
+ */
+function cursorStuck(page: ChangesPage, since: number | undefined): string | undefined {
+  if (since === undefined || page.items.length === 0) return undefined;
+  if (page.latest !== null && page.latest > since) return undefined;
+  const changes = page.items.length === 1 ? '1 change' : `${page.items.length} changes`;
+  return `latest: ${page.latest} does not move past since=${since} although ${changes} came`;
+}
+
 export function createApiClient(options: ApiClientOptions): FeedApi {
   const http = new HttpClient(options);
   const cache = new ReadCache(options.now, options.cacheMaxBytes);
@@ -163,6 +175,8 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     signal: AbortSignal | undefined,
     result: (parsed: z.infer<S>, body: unknown) => R = (parsed) => parsed as R,
     notes?: ReadNotes,
+    /** What the parsed answer breaks of the contract beyond its shape, if anything. */
+    contract?: (parsed: z.infer<S>) => string | undefined,
   ): Promise<R> {
     const key = cacheKey(path, query);
     // Only catalog reads (ttl > 0) touch the disk: the change feed is never answered from a copy.
@@ -209,6 +223,9 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
           throw error;
         }
         const data = await parse(schema, response.body, response.status, response.facts);
+        const broken = contract?.(data);
+        // Checked here, where the request's facts are known, so the message names its host and path.
+        if (broken !== undefined) throw new UnexpectedResponseError(broken, response.status, response.facts);
         // A body past the disk cache's bound is not even serialised: that alone could take a second.
         if (cached && response.bytes <= disk.maxBytes) await disk.write(key, response.body);
         return {
@@ -234,11 +251,20 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
   const api: FeedApi = {
     // One request shape for both, so coalesced reads of the same page can share an answer.
     readChanges: (query, signal) =>
-      get('/api/v1/changes', changesQuery(query), apiSchemas().ChangesPage, 0, signal, (page, body) => ({
-        page,
-        // The parse succeeded, so the body is an object whose `items` is an array of objects.
-        sent: (body as { items: Record<string, unknown>[] }).items,
-      })),
+      get(
+        '/api/v1/changes',
+        changesQuery(query),
+        apiSchemas().ChangesPage,
+        0,
+        signal,
+        (page, body) => ({
+          page,
+          // The parse succeeded, so the body is an object whose `items` is an array of objects.
+          sent: (body as { items: Record<string, unknown>[] }).items,
+        }),
+        undefined,
+        (page) => cursorStuck(page, query.since),
+      ),
     listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
     listModels: (query, signal, notes) =>
       get(

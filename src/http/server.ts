@@ -15,18 +15,28 @@
  *   on the session's GET stream, which a stateless endpoint cannot offer.
  * - A request with no session id that is not `initialize` is answered by a fresh server for that
  *   request alone, as the hosted endpoint and the sandbox answer: a one-shot `tools/call` from curl
- *   works the same on all three.
+ *   works the same on all three, given the `Accept: application/json, text/event-stream` the
+ *   transport requires of every POST (without it, the SDK answers 406). `resources/subscribe` is
+ *   refused there: its updates could only travel on a session's stream.
  * - Sessions are bounded: at most `maxSessions` (the least recently used goes first), and a session
  *   with no open GET stream and no request for `idleSessionMs` is closed (its subscriptions with
  *   it), so a client that vanished leaves no poller running. The client then gets 404 for that
  *   session id and, as the transport specification requires, starts a new one.
  *
  * Order of checks: path, then Host/Origin (403, DNS rebinding), then the key (401), then the body
- * (413 past `maxBodyBytes`). Nothing here writes to stdout.
+ * (413 past `maxBodyBytes`). A refusal before the key is accepted also ends the connection. Nothing
+ * here writes to stdout.
+ *
+ * Connections are bounded too, since each holds a descriptor and the common limit is 1,024: at most
+ * `maxConnections`, and a socket must send a request's headers within `headersTimeoutMs` and its
+ * body within `requestTimeoutMs`, and may sit idle between requests for `idleTimeoutMs`. At the
+ * cap, a new connection closes the oldest idle one (one that never presented the key first), so
+ * idle sockets without a key cannot lock a client with the key out; when every connection is busy
+ * with a request or a stream, the new one is closed before a byte of it is read.
  */
 
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -56,6 +66,14 @@ export interface HttpEndpointOptions extends ListenAddress {
   maxSessions?: number;
   /** A session with no GET stream open and no request for this long is closed. @default 30 min */
   idleSessionMs?: number;
+  /** Open connections at most; see the header for what happens at the cap. @default 256 */
+  maxConnections?: number;
+  /** A connection that has not sent a request's headers in this long gets 408 and is closed. @default 10 s */
+  headersTimeoutMs?: number;
+  /** The same for a whole request, body included (not its answer, nor a stream). @default 30 s */
+  requestTimeoutMs?: number;
+  /** A connection idle between requests for this long is closed. @default 5 s */
+  idleTimeoutMs?: number;
   /** How long requests in flight may take to finish on close before sockets are cut. @default 250 */
   closeGraceMs?: number;
   /** Comment frames on a quiet SSE stream, so that proxies keep it open. @default 15 s */
@@ -87,6 +105,13 @@ export interface HttpEndpoint {
 export const HTTP_DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
   maxSessions: 100,
+  // A quarter of the usual descriptor limit: room for the upstream sockets, the cache and the log.
+  maxConnections: 256,
+  // A client on loopback or a LAN sends its headers in milliseconds and 1 MiB of body in well under
+  // a second; Node's defaults (60 s, 300 s) let a silent socket hold a descriptor for minutes.
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 5_000,
   idleSessionMs: 30 * 60_000,
   closeGraceMs: 250,
   keepAliveMs: 15_000,
@@ -122,6 +147,21 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 const refuse = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
   sendJson(res, status, { error: message }, headers);
 
+/**
+ * A refusal before the key was accepted: the connection ends with it, so that a client without the
+ * key holds no socket (and no descriptor) for longer than one answer.
+ */
+const turnAway = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
+  refuse(res, status, message, { ...headers, connection: 'close' });
+
+/** What the connection cap knows of one socket. */
+interface Connection {
+  /** Requests whose answer (or stream) is still open. */
+  busy: number;
+  /** A request on it presented the key. */
+  keyed: boolean;
+}
+
 /** A JSON-RPC error with id null, as the SDK's transport answers transport-level failures. */
 const rpcError = (res: ServerResponse, status: number, code: number, message: string) =>
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
@@ -147,14 +187,18 @@ async function readBody(req: IncomingMessage, max: number): Promise<string | { t
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function isInitialize(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    (body as { method?: unknown }).method === 'initialize'
-  );
+/** The method of a single JSON-RPC message; undefined for anything else. */
+function methodOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as { method?: unknown }).method
+    : undefined;
 }
+
+/**
+ * Requests whose whole effect is what the server sends later, on a session's GET stream. Answered
+ * without a session they would cost a poll and promise updates that could never arrive.
+ */
+const SESSION_ONLY: ReadonlySet<unknown> = new Set(['resources/subscribe']);
 
 function listen(server: HttpServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -173,6 +217,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const idleSessionMs = options.idleSessionMs ?? HTTP_DEFAULTS.idleSessionMs;
   const closeGraceMs = options.closeGraceMs ?? HTTP_DEFAULTS.closeGraceMs;
   const keepAliveMs = options.keepAliveMs ?? HTTP_DEFAULTS.keepAliveMs;
+  const maxConnections = options.maxConnections ?? HTTP_DEFAULTS.maxConnections;
+  const headersTimeoutMs = options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs;
   const reportTransportError = (error: Error) => log.debug('MCP transport', { error: error.message });
   // 2026-07-28: one server per request, from the same factory; 2025 traffic never reaches it.
   const modern = createMcpHandler(() => options.createServer('modern'), {
@@ -186,6 +232,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   // says nothing about how much of a guess was right.
   const keyDigest = digest(options.key);
   const sessions = new Map<string, Session>();
+  /** Every open socket, oldest first (a Map keeps insertion order). */
+  const connections = new Map<Socket, Connection>();
   let allowed: ReadonlySet<string> = new Set();
   let closing: Promise<void> | undefined;
 
@@ -212,7 +260,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const header = req.headers.authorization?.trim();
     const challenge = { 'www-authenticate': 'Bearer' };
     if (!header) {
-      refuse(
+      turnAway(
         res,
         401,
         `Missing Authorization header: send "Authorization: Bearer <key>" with ${keyHint}.`,
@@ -222,11 +270,16 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     }
     const presented = BEARER.exec(header)?.[1];
     if (presented === undefined) {
-      refuse(res, 401, `Malformed Authorization header: expected "Bearer <key>" with ${keyHint}.`, challenge);
+      turnAway(
+        res,
+        401,
+        `Malformed Authorization header: expected "Bearer <key>" with ${keyHint}.`,
+        challenge,
+      );
       return false;
     }
     if (!nodeCrypto().timingSafeEqual(digest(presented), keyDigest)) {
-      refuse(res, 401, `Key not accepted: send "Authorization: Bearer <key>" with ${keyHint}.`, challenge);
+      turnAway(res, 401, `Key not accepted: send "Authorization: Bearer <key>" with ${keyHint}.`, challenge);
       return false;
     }
     return true;
@@ -313,6 +366,19 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   }
 
   async function serveOnce(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = methodOf(read.body);
+    if (SESSION_ONLY.has(method)) {
+      const id = (read.body as { id?: unknown }).id ?? null;
+      sendJson(res, 200, {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32600,
+          message: `${method} needs a session: send initialize first, then ${method} with the Mcp-Session-Id header its answer carries; updates arrive on that session's GET stream.`,
+        },
+      });
+      return;
+    }
     const server = options.createServer('legacy');
     res.once('close', () => void server.close().catch(() => {}));
     const request = toWebRequest(req, read.text);
@@ -345,7 +411,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) {
-      refuse(res, 404, `No endpoint at ${path}; the MCP endpoint is POST ${MCP_PATH}.`);
+      turnAway(res, 404, `No endpoint at ${path}; the MCP endpoint is POST ${MCP_PATH}.`);
       return;
     }
     const refusal = hostOrOriginRefusal({ host: req.headers.host, origin: req.headers.origin }, allowed);
@@ -354,10 +420,12 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         host: req.headers.host,
         origin: req.headers.origin,
       });
-      refuse(res, 403, refusal);
+      turnAway(res, 403, refusal);
       return;
     }
     if (!authenticate(req, res)) return;
+    const connection = connections.get(req.socket);
+    if (connection) connection.keyed = true;
     if (closing) {
       refuse(res, 503, 'The server is shutting down.', { connection: 'close' });
       return;
@@ -383,22 +451,64 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     // The body decides the era, as the SDK's own entry decides it.
     const legacy = await isLegacyRequest(toWebRequest(req, parsed.text), parsed.body);
     if (!legacy) await serveModern(parsed, req, res);
-    else if (isInitialize(parsed.body)) await openSession(parsed, req, res);
+    else if (methodOf(parsed.body) === 'initialize') await openSession(parsed, req, res);
     else await serveOnce(parsed, req, res);
   }
 
+  /** Closes the oldest idle connection, one that never presented the key first; false when all are busy. */
+  function makeRoom(): boolean {
+    let oldestIdle: Socket | undefined;
+    for (const [socket, connection] of connections) {
+      if (connection.busy > 0) continue;
+      if (!connection.keyed) {
+        oldestIdle = socket;
+        break;
+      }
+      oldestIdle ??= socket;
+    }
+    if (oldestIdle === undefined) return false;
+    connections.delete(oldestIdle);
+    oldestIdle.destroy();
+    return true;
+  }
+
   // Loaded here: the stdio server, which shares this bundle, never needs an HTTP server.
-  const http = process.getBuiltinModule('node:http').createServer((req, res) => {
-    res.once('finish', () =>
-      log.debug('http', { method: req.method, path: req.url, status: res.statusCode }),
-    );
-    route(req, res).catch((error: unknown) => {
-      log.warn('MCP over HTTP: a request failed', {
-        error: error instanceof Error ? error.message : String(error),
+  const http = process.getBuiltinModule('node:http').createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs ?? HTTP_DEFAULTS.requestTimeoutMs,
+      keepAliveTimeout: options.idleTimeoutMs ?? HTTP_DEFAULTS.idleTimeoutMs,
+      // Node looks at the two timeouts above only this often (every 30 s by default).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeoutMs / 4)),
+    },
+    (req, res) => {
+      const connection = connections.get(req.socket);
+      if (connection) {
+        connection.busy += 1;
+        res.once('close', () => {
+          connection.busy -= 1;
+        });
+      }
+      res.once('finish', () =>
+        log.debug('http', { method: req.method, path: req.url, status: res.statusCode }),
+      );
+      route(req, res).catch((error: unknown) => {
+        log.warn('MCP over HTTP: a request failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (!res.headersSent) refuse(res, 500, 'The request failed inside the server; see its log (stderr).');
+        else res.destroy();
       });
-      if (!res.headersSent) refuse(res, 500, 'The request failed inside the server; see its log (stderr).');
-      else res.destroy();
-    });
+    },
+  );
+  http.on('connection', (socket: Socket) => {
+    if (connections.size >= maxConnections && !makeRoom()) {
+      log.debug('refused a connection: every connection is busy', { maxConnections });
+      socket.destroy();
+      return;
+    }
+    connections.set(socket, { busy: 0, keyed: false });
+    socket.once('close', () => connections.delete(socket));
   });
   const address = await listen(http, options.port, options.host);
   allowed = allowedAuthorities({ host: options.host, port: address.port });

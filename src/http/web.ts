@@ -86,7 +86,9 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 /**
  * A 2025 request with no session, answered by `server` alone with a JSON body, as the hosted
  * endpoint answers: a one-shot `tools/call` from curl gets plain JSON, not an event stream. The
- * caller closes the server once the answer is sent.
+ * transport still asks every POST to accept both (`Accept: application/json, text/event-stream`)
+ * and answers 406 otherwise, so curl must send that header. The caller closes the server once the
+ * answer is sent.
  */
 export async function answerWithoutSession(
   server: Server,

@@ -6,7 +6,9 @@ import { modelRecord, resolveModels } from './models.js';
 import { definePrompt, embedded, instruction } from './prompt.js';
 
 const MIN_IDS = 2;
-const MAX_IDS = 5;
+export const MAX_IDS = 5;
+/** The longest list accepted, in characters: five ids with room to spare. */
+export const MAX_IDS_LENGTH = 1000;
 
 /** The ids of a comma-separated list, blanks dropped ("a, b," is two ids). */
 export function splitIds(value: string): string[] {
@@ -23,7 +25,7 @@ export const compareModels = definePrompt({
   arguments: [
     { name: 'ids', description: '2–5 model ids, comma-separated', required: true, completes: 'ids' },
   ],
-  input: () => z.strictObject({ ids: z.string().trim().min(1).max(1000) }),
+  input: () => z.strictObject({ ids: z.string().trim().min(1).max(MAX_IDS_LENGTH) }),
   async build({ ids: raw }, context) {
     const ids = splitIds(raw);
     if (ids.length < MIN_IDS || ids.length > MAX_IDS) {

@@ -257,7 +257,7 @@ function keep(best: Suggestion[], found: Suggestion, max: number): Suggestion[] 
  *
  * Bounded work, whatever the catalog: cheap lower bounds drop most candidates and order the rest
  * most promising first; each distance stops as soon as it cannot matter; the search ends once no
- * remaining candidate can beat the suggestions found, or when `CLOSEST_IDS_BUDGET` is spent.
+ * remaining candidate can beat the suggestions found, or when `budget` cells are spent.
  * `work` counts the cells computed, for tests and measurements.
  */
 export function closestIds(
@@ -265,6 +265,7 @@ export function closestIds(
   rawId: string,
   max = 3,
   work: Work = { cells: 0 },
+  budget = CLOSEST_IDS_BUDGET,
 ): string[] {
   if (max < 1) return [];
   const id = normalizeId(rawId).slice(0, 200);
@@ -277,7 +278,7 @@ export function closestIds(
   let best: Suggestion[] = [];
   for (const entry of entries) {
     const worstKept = best.length === max ? (best[max - 1]?.score ?? MAX_SCORE) : MAX_SCORE;
-    if (entry.bound > worstKept || work.cells >= CLOSEST_IDS_BUDGET) break;
+    if (entry.bound > worstKept || work.cells >= budget) break;
     const found = score(query, entry, worstKept, work);
     if (found <= worstKept) {
       best = keep(best, { model: entry.candidate.model, id: entry.candidate.modelId, score: found }, max);

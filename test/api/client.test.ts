@@ -14,6 +14,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
 } from '../../src/errors.js';
+import { readPageAfter } from '../../src/feed/follower.js';
 import {
   changeEvent,
   changesPage,
@@ -103,6 +104,23 @@ describe('REST client: requests and parsing', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(describeError(error)).toContain('nextCursor');
+  });
+
+  it('changes after since whose latest does not move past it fail the answer, naming the host and request', async () => {
+    server.use(
+      http.get(`${BASE}/api/v1/changes`, () => HttpResponse.json(changesPage([changeEvent()], 1700000000))),
+    );
+    // Through the follower, as `watch` reads the feed: the check is the client's, whoever reads.
+    const error = await readPageAfter(client(), 1700000000, {}, new AbortController().signal).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    const text = describeError(error);
+    expect(text).toMatch(
+      /^Unexpected response from the service at feed\.test: latest: 1700000000 does not move past since=1700000000 although 1 change came \(HTTP 200, \/api\/v1\/changes\?since=1700000000&limit=/,
+    );
+    // Without since (newest first) latest is no cursor to move: the same page is fine.
+    await expect(client().readChanges({ limit: 1 })).resolves.toBeDefined();
   });
 
   it('reads an optional field of the wrong type as null; a required one fails the answer', async () => {

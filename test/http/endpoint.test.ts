@@ -4,6 +4,8 @@
  * an in-process sandbox. The built CLI is tested end to end in test/e2e/http.test.ts.
  */
 
+import { readFileSync } from 'node:fs';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
@@ -61,6 +63,32 @@ async function connect(url: string): Promise<{ client: Client; transport: Stream
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
   rawRequest(url, { headers: { ...MCP_HEADERS, ...auth, ...headers }, body });
 
+interface CurlExample {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The first `curl` command of a page's sh blocks: its `-H` headers (names lower-cased) and `-d` body. */
+function curlExample(markdown: string): CurlExample | undefined {
+  const blocks = markdown
+    .split(/^```sh\n/m)
+    .slice(1)
+    .map((block) => block.split(/^```/m)[0] ?? '');
+  const command = blocks
+    .map((block) => block.replace(/\\\n\s*/g, ' '))
+    .flatMap((block) => block.split('\n'))
+    .find((line) => line.startsWith('curl '));
+  if (command === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [, header] of command.matchAll(/-H '([^']*)'/g)) {
+    const colon = (header as string).indexOf(':');
+    headers[(header as string).slice(0, colon).trim().toLowerCase()] = (header as string)
+      .slice(colon + 1)
+      .trim();
+  }
+  return { headers, body: /-d '([^']*)'/.exec(command)?.[1] ?? '' };
+}
+
 describe('the --http endpoint', () => {
   it('serves a real SDK client in a session: list, call, then DELETE ends the session', async () => {
     const server = await endpoint();
@@ -90,6 +118,41 @@ describe('the --http endpoint', () => {
     expect(answer.headers['mcp-session-id']).toBeUndefined();
     expect(JSON.parse(answer.body)).toMatchObject({ id: 7, result: { structuredContent: { items: [{}] } } });
     expect(server.sessions).toBe(0);
+  });
+
+  it('refuses resources/subscribe without a session, which no update could reach, and polls nothing', async () => {
+    const server = await endpoint();
+    sandbox.clearRequests();
+    const answer = await post(server.url, rpc(3, 'resources/subscribe', { uri: 'model-feed://changes' }));
+    expect(answer.status).toBe(200);
+    const body = JSON.parse(answer.body);
+    expect(body).toMatchObject({ id: 3, error: { code: -32600 } });
+    expect(body.error.message).toMatch(/^resources\/subscribe needs a session: send initialize first/);
+    expect(sandbox.requests).toHaveLength(0);
+    // In a session it is served as before.
+    const opened = await post(server.url, rpc(1, 'initialize', INITIALIZE_PARAMS));
+    const session = { 'mcp-session-id': String(opened.headers['mcp-session-id']) };
+    const inSession = await post(
+      server.url,
+      rpc(4, 'resources/subscribe', { uri: 'model-feed://changes' }),
+      session,
+    );
+    expect(JSON.parse(inSession.body)).toMatchObject({ id: 4, result: {} });
+  });
+
+  it('the curl one-shot in docs/clients.md works as written; without its Accept header the answer is 406', async () => {
+    const server = await endpoint();
+    const curl = curlExample(readFileSync(new URL('../../docs/clients.md', import.meta.url), 'utf8'));
+    expect(curl, 'a curl example in docs/clients.md').toBeDefined();
+    const { headers, body } = curl as CurlExample;
+    const sent = { ...headers, authorization: headers.authorization?.replace('<your key>', KEY) };
+    const answer = await rawRequest(server.url, { headers: sent, body });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 1, result: { structuredContent: {} } });
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const refused = await rawRequest(server.url, { headers: { ...sent, accept }, body });
+      expect(refused.status, String(accept)).toBe(406);
+    }
   });
 
   it('401 without a key, with a malformed header or a wrong key, each saying what to send', async () => {
@@ -223,6 +286,68 @@ describe('the --http endpoint', () => {
     expect(performance.now() - started).toBeLessThan(500);
     expect(server.sessions).toBe(0);
     await client.close();
+  });
+});
+
+/** A raw socket to the endpoint that sends nothing, as an idle or hostile client holds one. */
+function idleSocket(server: HttpEndpoint): Promise<{ socket: Socket; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect(server.address.port, '127.0.0.1');
+    const opened = performance.now();
+    const closed = new Promise<number>((done) =>
+      socket.once('close', () => done(performance.now() - opened)),
+    );
+    socket.on('error', () => {});
+    // Read whatever comes (a 408), or the socket would never see the end of the connection.
+    socket.resume();
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('connections to the endpoint', () => {
+  const sockets: Socket[] = [];
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+  });
+
+  it('holds at most maxConnections: idle sockets without a key make room, and a client with the key is served', async () => {
+    const server = await endpoint({ maxConnections: 8 });
+    const idle = [];
+    for (let i = 0; i < 20; i++) {
+      const one = await idleSocket(server);
+      sockets.push(one.socket);
+      idle.push(one);
+    }
+    const answer = await post(server.url, rpc(1, 'tools/list'));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).result.tools).toHaveLength(3);
+    // Closed at once, oldest first: the 12 over the cap of 8, and one more for the served client.
+    await wait(200);
+    const closed = sockets.filter((socket) => socket.destroyed || socket.readableEnded).length;
+    expect(closed).toBeGreaterThanOrEqual(13);
+    expect(sockets.slice(-7).every((socket) => !socket.readableEnded)).toBe(true);
+  });
+
+  it('a socket that sends no complete request within headersTimeoutMs is closed', async () => {
+    const server = await endpoint({ headersTimeoutMs: 300 });
+    const silent = await idleSocket(server);
+    const partial = await idleSocket(server);
+    sockets.push(silent.socket, partial.socket);
+    partial.socket.write('POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const within = (closed: Promise<number>) =>
+      Promise.race([closed, wait(5000).then(() => Number.POSITIVE_INFINITY)]);
+    expect(await within(silent.closed)).toBeLessThan(3000);
+    expect(await within(partial.closed)).toBeLessThan(3000);
+  });
+
+  it('a refusal for a missing key ends the connection', async () => {
+    const server = await endpoint();
+    const answer = await rawRequest(server.url, { headers: MCP_HEADERS, body: rpc(1, 'tools/list') });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.connection).toBe('close');
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { unavailableApi } from '../../src/api/client.js';
+import { type FeedApi, unavailableApi } from '../../src/api/client.js';
+import type { Model } from '../../src/api/schemas.js';
 import { completeIds } from '../../src/completions.js';
 import { ConfigError } from '../../src/errors.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -61,7 +62,7 @@ describe('completion/complete over a real MCP client (in memory, against the san
     expect(done.values[0]).toBe('z-ai/glm-5.1');
     expect(done.values[1]).toBe('zai-org/GLM-5.1');
     expect(done).toMatchObject({ total: 76, hasMore: false });
-    const many = completeIds(
+    const many = await completeIds(
       Array.from({ length: 150 }, (_, i) => ({ id: `v/m${i}` }) as never),
       'v/',
     );
@@ -129,4 +130,81 @@ describe('completion/complete over a real MCP client (in memory, against the san
     expect(done.completion).toEqual({ values: [] });
     await close();
   });
+});
+
+/** A catalog of `size` models across 50 vendors, each with a Hugging Face id, ranked in order. */
+function bigCatalog(size: number): Model[] {
+  return Array.from({ length: size }, (_, i) => ({
+    id: `vendor-${i % 50}/model-${i}-instruct`,
+    huggingfaceId: `Vendor-${i % 50}/Model-${i}-Instruct-HF`,
+    attention: { rank: i + 1 },
+  })) as Model[];
+}
+
+/** An API whose catalog is already in hand, as a warm cache serves it. */
+function catalogApi(models: Model[]): FeedApi {
+  const fail = () => Promise.reject(new Error('not used'));
+  return {
+    readChanges: fail,
+    listChanges: fail,
+    listModels: async () => ({ items: models, total: models.length }),
+    getPriceHistory: fail,
+    rateLimit: undefined,
+  } as unknown as FeedApi;
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+describe('completion/complete on a large catalog', () => {
+  const models = bigCatalog(5000);
+  const ids = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => models[from + i * 7]!.id).join(', ');
+  // The largest arguments compare_models accepts (1,000 characters): four real ids and a typo to
+  // complete, which also asks for close ids; and a list of 500 one-letter ids.
+  const fullList = `${ids(100, 4)}, vendor-3/modle-4003-instrcut`.padEnd(1000, ' ');
+  const manyIds = 'x,'.repeat(500).slice(0, 1000);
+
+  it('answers the largest allowed argument within 100 ms, and a tools/list sent with it waits no longer', async () => {
+    const { client, close } = await connect(catalogApi(models));
+    const complete = (value: string) =>
+      client.complete({ ref: prompt('compare_models'), argument: { name: 'ids', value } });
+    // The first answer prepares the catalog; every later keystroke finds it ready.
+    expect((await complete(fullList)).completion.values[0]).toMatch(/vendor-3\/model-4003-instruct$/);
+    for (const value of [fullList, manyIds]) {
+      const completing: number[] = [];
+      const listing: number[] = [];
+      for (let round = 0; round < 7; round++) {
+        const started = performance.now();
+        await Promise.all([
+          complete(value).then(() => completing.push(performance.now() - started)),
+          client.listTools().then(() => listing.push(performance.now() - started)),
+        ]);
+      }
+      const figures = `${value.length} characters: completion ${median(completing).toFixed(1)} ms, tools/list beside it ${median(listing).toFixed(1)} ms (medians of 7)`;
+      expect(median(completing), figures).toBeLessThan(100);
+      expect(median(listing), figures).toBeLessThan(100);
+    }
+    await close();
+  }, 60_000);
+
+  it('an argument past what the prompt accepts (characters or ids) gets an empty answer at once', async () => {
+    const { client, close } = await connect(catalogApi(models));
+    const complete = async (name: string, value: string) =>
+      (await client.complete({ ref: prompt('compare_models'), argument: { name, value } })).completion;
+    const started = performance.now();
+    // Counted, not compared: a failure must not print thousands of suggestions.
+    expect((await complete('ids', 'x,'.repeat(50_000))).values.length).toBe(0);
+    expect((await complete('ids', `${ids(0, 5)}, vendor-1/`)).values.length).toBe(0);
+    expect(performance.now() - started).toBeLessThan(1000);
+    const template = { type: 'ref/resource', uri: 'model-feed://models/{id}' } as const;
+    const long = await client.complete({
+      ref: template,
+      argument: { name: 'id', value: `v${'x'.repeat(200)}` },
+    });
+    expect(long.completion.values.length).toBe(0);
+    // One id short of the prompt's five: the fifth is still offered.
+    expect((await complete('ids', `${ids(0, 4)}, vendor-1/model-1`)).values.length).toBeGreaterThan(0);
+    await close();
+  }, 60_000);
 });
