@@ -158,7 +158,7 @@ describe('requests mean exactly what was asked', () => {
       http.get(`${BASE}/api/v1/changes`, async ({ request }) => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         const model = new URL(request.url).searchParams.get('model');
-        return HttpResponse.json(changesPage([changeEvent({ title: `for ${model}` })], 1));
+        return HttpResponse.json(changesPage([changeEvent({ title: `for ${model}` })], 10));
       }),
     );
     const api = testApiClient(KEY);

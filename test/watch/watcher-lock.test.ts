@@ -22,10 +22,13 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-/** Changes with change times 1..count, as the service pages them. */
+/** The fixtures' detection time: change times are never before it (the feed's contract). */
+const DETECTED = Date.parse('2024-08-06T00:00:00Z') / 1000;
+
+/** Changes with change times DETECTED + 1..count, as the service pages them. */
 function memoryFeed(count: number): FeedApi {
   const events = Array.from({ length: count }, (_, i) => ({
-    time: i + 1,
+    time: DETECTED + i + 1,
     event: changeEvent({ id: `e${i + 1}` }),
   }));
   const unused = async () => {
@@ -84,7 +87,7 @@ describe('the lock, before each save', () => {
     expect(result.message).toContain(`${statePath}.lock is no longer this watcher's`);
     expect(result.message).toContain(`process ${process.ppid}`);
     expect(delivered).toHaveLength(200);
-    expect(JSON.parse(readFileSync(statePath, 'utf8')).cursor).toBe(100);
+    expect(JSON.parse(readFileSync(statePath, 'utf8')).cursor).toBe(DETECTED + 100);
     // The other process's lock is left alone.
     await lock.release();
     expect(JSON.parse(readFileSync(`${statePath}.lock`, 'utf8')).pid).toBe(process.ppid);
