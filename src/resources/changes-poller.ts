@@ -103,6 +103,7 @@ export class ChangesPoller {
     for (;;) {
       const at = this.now();
       let waitUntil = 0;
+      let failed: unknown;
       try {
         const latest = await newestChangeTime(api, {}, signal);
         // Any move of the head changes the resource, also one backwards (a feed that was reset).
@@ -128,17 +129,23 @@ export class ChangesPoller {
           );
         } else {
           failures++;
-          waitUntil = this.now() + outageDelayMs(failures, this.random);
-          log.warn(
-            `resource subscription: polling failed (${failures} in a row): ${describeError(error)} Retrying in ${Math.ceil((waitUntil - this.now()) / 1000)} s.`,
-          );
+          failed = error;
         }
-      } finally {
-        pacer.spent(1, at);
       }
+      // A failed call is not charged to the budget: the outage backoff alone spaces the retries, so
+      // a poller started during an outage does not wait out the assumed free tier's interval
+      // (feed/schedule.ts, as the watcher does).
+      if (failed === undefined) pacer.spent(1, at);
       if (!intervalKnown && api.rateLimit !== undefined) {
         intervalKnown = true;
         pacer.setInterval(this.interval(api.rateLimit) * 1000);
+      }
+      if (failed !== undefined) {
+        waitUntil = this.now() + outageDelayMs(failures, this.random, pacer.interval);
+        // The wait is worked out before it is announced, so the log says the real one.
+        log.warn(
+          `resource subscription: polling failed (${failures} in a row): ${describeError(failed)} Retrying in ${Math.ceil((Math.max(pacer.nextAt, waitUntil) - this.now()) / 1000)} s.`,
+        );
       }
       try {
         await this.sleep(Math.max(0, Math.max(pacer.nextAt, waitUntil) - this.now()), signal);

@@ -51,8 +51,9 @@ function harness(options: { limit?: number; tier?: string; intervalS?: number } 
     readChanges: async (query: unknown, signal?: AbortSignal): Promise<ChangesRead> => {
       queries.push(query);
       if (signal?.aborted) throw signal.reason;
-      rateLimit = tier(options.limit ?? 1000, options.tier ?? 'free');
       const failure = failures.shift();
+      // A service that is down tells no tier; a 429 does.
+      if (!(failure instanceof NetworkError)) rateLimit = tier(options.limit ?? 1000, options.tier ?? 'free');
       if (failure) throw failure;
       const page = { items: [], nextCursor: null, latest: head };
       return { page, sent: [] };
@@ -167,6 +168,27 @@ describe('ChangesPoller', () => {
     await h.tick();
     expect(h.waits.at(-1)!.ms).toBe(1000);
     expect(h.lines.some((l) => l.includes('rate limited'))).toBe(true);
+    h.poller.stop();
+  });
+
+  it('started during an outage, retries on the backoff it announces, not on the assumed free-tier interval', async () => {
+    const h = harness({ limit: 100_000, tier: 'pro', intervalS: 1 });
+    h.failures.push(
+      new NetworkError('ECONNRESET', 'reset', facts),
+      new NetworkError('ECONNRESET', 'reset', facts),
+    );
+    await h.poller.start();
+    await new Promise((r) => setImmediate(r));
+    // Before the tier is known: 2 s doubling (half of it random), as the log says, not 346 s.
+    expect(h.waits.map((w) => w.ms)).toEqual([1500]);
+    expect(h.lines.at(-1)).toMatch(/polling failed \(1 in a row\).* Retrying in 2 s\.$/);
+    await h.tick();
+    expect(h.waits.at(-1)!.ms).toBe(3000);
+    expect(h.lines.at(-1)).toMatch(/Retrying in 3 s\.$/);
+    // The service is back: the tier's interval (the override) from the first answer on.
+    await h.tick();
+    expect(h.queries).toHaveLength(3);
+    expect(h.waits.at(-1)!.ms).toBe(1000);
     h.poller.stop();
   });
 
