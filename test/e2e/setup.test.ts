@@ -7,7 +7,6 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -15,11 +14,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { getNodeValue, parseToml, parseTree } from '../../src/setup/formats.js';
+import { tempFolder } from '../support/temp.js';
 import { BIN, NODE, type Output, run, scrubbedEnv } from './harness.js';
 
 let sandbox: Sandbox;
@@ -34,7 +33,7 @@ function setup(args: string[], env: Record<string, string>, input = ''): Promise
 }
 
 function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), 'mf-setup-home-'));
+  return tempFolder('mf-setup-home-');
 }
 
 function put(path: string, text: string, mode = 0o644): void {

@@ -1,13 +1,13 @@
 /** setup at a terminal: the numbered list, the base URL question and the hidden key, in-process with a fake TTY. */
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSetup, type SetupFacts } from '../../src/commands/setup.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { parseChoice, readHidden, readPipedLine } from '../../src/setup/prompt.js';
+import { tempFolder } from '../support/temp.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -63,7 +63,7 @@ function facts(home: string, stdin: FakeTty): SetupFacts {
 
 describe('setup at a terminal', () => {
   it('lists the clients (found ones marked), asks for the base URL and the key without echo, then writes', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'mf-setup-tty-'));
+    const home = tempFolder('mf-setup-tty-');
     mkdirSync(join(home, '.cursor'));
     const t = terminal([
       [/Configure which\?/, 'x\n'],
@@ -87,7 +87,7 @@ describe('setup at a terminal', () => {
   });
 
   it('Ctrl-C at the key prompt cancels: nothing written, exit 1', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'mf-setup-tty-'));
+    const home = tempFolder('mf-setup-tty-');
     const t = terminal([[/API key/, '\u0003']]);
     const code = await runSetup({ client: ['cursor'], baseUrl: sandbox.url }, t.io, facts(home, t.stdin));
     expect(code).toBe(1);

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DiskCache } from '../../src/store/disk-cache.js';
+import { tempFolder } from '../support/temp.js';
 
-const folder = () => join(mkdtempSync(join(tmpdir(), 'mf-disk-')), 'model-feed-mcp');
+const folder = () => join(tempFolder('mf-disk-'), 'model-feed-mcp');
 const cache = (dir: string, now = () => Date.now()) =>
   new DiskCache({ folder: dir, baseUrl: 'https://feed.test', apiKey: 'mfsk_disk_cache_key_01', now });
 

@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/store/atomic-file.js';
 import { acquireLock, LockedError } from '../../src/store/lock.js';
 import { cacheFolder, stateFolder } from '../../src/store/paths.js';
 import { readState, StateFileError, saveState } from '../../src/watch/state.js';
+import { tempFolder } from '../support/temp.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'mf-store-'));
+const dir = () => tempFolder('mf-store-');
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
