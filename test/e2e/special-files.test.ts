@@ -5,7 +5,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -44,9 +44,9 @@ function exitWithin(process: RawProcess, ms: number) {
  * A watcher with `fifo` made a FIFO: it must end by itself, or at the latest on SIGTERM, with
  * exit 1 and a message naming the path.
  */
-async function watchWithFifo(statePath: string, fifo: string) {
+async function watchWithFifo(statePath: string, fifo: string, sink: string[] = []) {
   execFileSync('mkfifo', [fifo]);
-  const watcher = spawnRaw(env(), ['watch', '--since', '0', '--state', statePath]);
+  const watcher = spawnRaw(env(), ['watch', '--since', '0', '--state', statePath, ...sink]);
   processes.push(watcher);
   let exit = await exitWithin(watcher, 5000);
   const ignoredSigterm = exit === undefined;
@@ -71,6 +71,29 @@ describe('a FIFO where a file of ours belongs', () => {
     const state = join(tempFolder(), 'state.json');
     const stderr = await watchWithFifo(state, `${state}.lock`);
     expect(stderr).toContain(`${state}.lock is not a regular file (it is a FIFO)`);
+  });
+
+  it('at the --jsonl path: refused at once, naming it, nothing written into the pipe', async () => {
+    const folder = tempFolder();
+    const log = join(folder, 'changes.jsonl');
+    const stderr = await watchWithFifo(join(folder, 'state.json'), log, ['--jsonl', log]);
+    expect(stderr).toContain(`--jsonl ${log} is not a regular file (it is a FIFO)`);
+  });
+
+  it('at the --atom path: the sink says so and replaces it with its feed; nothing waits on the pipe', async () => {
+    const folder = tempFolder();
+    const feed = join(folder, 'feed.xml');
+    execFileSync('mkfifo', [feed]);
+    const watcher = await run(
+      ['watch', '--since', '0', '--once', '--state', join(folder, 'state.json'), '--atom', feed],
+      env(),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    expect(watcher.code, watcher.stderr).toBe(0);
+    expect(watcher.stderr).toContain(`atom feed ${feed} could not be read (ENOTFILE)`);
+    expect(readFileSync(feed, 'utf8')).toContain('<feed');
   });
 
   it('at a cache entry and at the 429 record: call answers from the service, within its timeout', async () => {

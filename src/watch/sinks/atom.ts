@@ -23,6 +23,7 @@ import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { writeFileAtomic } from '../../store/atomic-file.js';
+import { openRegular, readHead as readFileHead } from '../../store/open-regular.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
 import { VERSION } from '../../version.js';
 import type { Sink } from './sink.js';
@@ -254,30 +255,21 @@ function readEnvelope(base64: string): Delivery | undefined {
   return { envelope, event: parsed.data };
 }
 
-/** The first MAX_READ_BYTES of the file; undefined when it does not exist. */
+/**
+ * The first MAX_READ_BYTES of the file; undefined when it does not exist. Opened without blocking
+ * and judged on the descriptor (store/open-regular.ts): a FIFO is refused, not waited on, and
+ * another user's file is not believed (entries planted in it would be served as ours).
+ */
 async function readHead(path: string): Promise<string | undefined> {
+  const opened = await openRegular(path, { followLink: true });
+  if (opened.kind === 'missing') return undefined;
+  if (opened.kind === 'refused') throw fsError('ENOTFILE', `${path} ${opened.reason}`);
   try {
-    // Opening a FIFO for reading would wait for a writer: look before opening.
-    if (!(await nodeFs().stat(path)).isFile()) {
-      throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTFILE' });
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const handle = await nodeFs().open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, MAX_READ_BYTES));
-    let length = 0;
-    // A file can shrink while read; each pass reads more or stops, so this ends.
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return buffer.subarray(0, length).toString('utf8');
+    return (await readFileHead(opened.file, Math.min(opened.size, MAX_READ_BYTES)))
+      .subarray(0, MAX_READ_BYTES)
+      .toString('utf8');
   } finally {
-    await handle.close();
+    await opened.file.close();
   }
 }
 

@@ -6,10 +6,12 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DeliveryError } from '../../errors.js';
+import { ConfigError, DeliveryError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { ensureFolder, FILE_MODE } from '../../store/atomic-file.js';
+import { refusal } from '../../store/open-regular.js';
+import { oneLine } from '../../text/terminal.js';
 import type { Sink } from './sink.js';
 
 async function endsWithNewline(handle: FileHandle): Promise<boolean> {
@@ -22,7 +24,23 @@ async function endsWithNewline(handle: FileHandle): Promise<boolean> {
 
 export async function createJsonlSink(path: string): Promise<Sink> {
   await ensureFolder(dirname(path));
-  const handle = await nodeFs().open(path, 'a+', FILE_MODE);
+  // Opened without blocking and judged on the descriptor: appending to a FIFO would block once its
+  // buffer filled, and a device or a folder is no log.
+  const { constants } = process.getBuiltinModule('node:fs');
+  const handle = await nodeFs().open(
+    path,
+    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
+    FILE_MODE,
+  );
+  const reason = refusal(await handle.stat(), undefined);
+  if (reason !== undefined) {
+    await handle.close();
+    throw new ConfigError(
+      `--jsonl ${oneLine(path)} ${reason}: give the path of a regular file, or of none yet.`,
+      '--jsonl',
+      '--jsonl',
+    );
+  }
   let pending: string[] = [];
   if (!(await endsWithNewline(handle))) pending.push('\n');
   const fail = (error: unknown) =>
