@@ -54,10 +54,12 @@ export function refusal(info: Stats, uid = process.getuid?.()): string | undefin
 }
 
 /** An open() failure that says what is at the path: undefined for any other failure. */
-function openFailure(code: string | undefined): Opened<never> | undefined {
+function openFailure(code: string | undefined, { followLink = false }: OpenRules): Opened<never> | undefined {
   if (code === 'ENOENT') return { kind: 'missing' };
-  // O_NOFOLLOW on a link: ELOOP (Linux, macOS), EMLINK (FreeBSD).
-  if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'refused', reason: 'is a symbolic link' };
+  // O_NOFOLLOW on a link: ELOOP (Linux, macOS), EMLINK (FreeBSD). Following links, ELOOP is a loop
+  // of them: an error of its own, left to the caller.
+  if (!followLink && (code === 'ELOOP' || code === 'EMLINK'))
+    return { kind: 'refused', reason: 'is a symbolic link' };
   // A socket cannot be opened at all.
   if (code === 'ENXIO' || code === 'EOPNOTSUPP') return { kind: 'refused', reason: 'is not a regular file' };
   return undefined;
@@ -68,7 +70,7 @@ export async function openRegular(path: string, rules: OpenRules = {}): Promise<
   try {
     handle = await nodeFs().open(path, flags(rules));
   } catch (error) {
-    const known = openFailure((error as NodeJS.ErrnoException).code);
+    const known = openFailure((error as NodeJS.ErrnoException).code, rules);
     if (known) return known;
     throw error;
   }
@@ -90,7 +92,7 @@ export function openRegularSync(path: string, rules: OpenRules = {}): Opened<num
   try {
     fd = openSync(path, flags(rules));
   } catch (error) {
-    const known = openFailure((error as NodeJS.ErrnoException).code);
+    const known = openFailure((error as NodeJS.ErrnoException).code, rules);
     if (known) return known;
     throw error;
   }
