@@ -48,7 +48,8 @@ export async function writeFileAtomic(
   const handle = await nodeFs().open(temp, 'wx', mode);
   try {
     try {
-      if (mode !== FILE_MODE) await handle.chmod(mode);
+      // Always: under a umask stricter than the mode (0277, say), the open alone would give less.
+      await handle.chmod(mode);
       await handle.writeFile(data);
       await handle.sync();
     } finally {
@@ -60,4 +61,20 @@ export async function writeFileAtomic(
     throw error;
   }
   await fsyncFolder(folder);
+}
+
+/**
+ * The mode a rewrite of `path` keeps: the file's own, or for a new file the umask's default (0666
+ * less the umask), as an editor would give it. For files meant to be shared or served (an Atom
+ * feed, a baseline committed with the code), never for ours that may hold a secret (FILE_MODE).
+ */
+export async function modeToKeep(path: string): Promise<number> {
+  try {
+    return (await nodeFs().stat(path)).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  // Reading the umask sets it twice (DEP0139), a race only with threads that create files, and
+  // neither a watcher nor check runs any. The alternative, a probe file, costs a file per write.
+  return 0o666 & ~process.umask();
 }

@@ -22,7 +22,7 @@ import { apiSchemas, type ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
-import { writeFileAtomic } from '../../store/atomic-file.js';
+import { modeToKeep, writeFileAtomic } from '../../store/atomic-file.js';
 import { openRegular, readHead as readFileHead } from '../../store/open-regular.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
 import { VERSION } from '../../version.js';
@@ -301,25 +301,13 @@ async function linkTarget(path: string): Promise<string> {
   throw fsError('ELOOP', `${path}: too many levels of symbolic links`);
 }
 
-/** An existing file's permission bits; for a new file, what the umask leaves of 0666. */
-async function modeFor(file: string): Promise<number> {
-  try {
-    return (await nodeFs().stat(file)).mode & 0o777;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  // Reading the umask sets it twice (DEP0139), a race only with threads that create files, and a
-  // watcher runs none. The alternative, a probe file, costs a file per write.
-  return 0o666 & ~process.umask();
-}
-
 /**
  * Replaces the feed atomically, through a symlink: the temp file goes beside the link's target,
  * so the rename stays on one filesystem and the link stays a link.
  */
 async function writeFeed(path: string, text: string): Promise<void> {
   const target = await linkTarget(path);
-  await writeFileAtomic(target, text, { mode: await modeFor(target) });
+  await writeFileAtomic(target, text, { mode: await modeToKeep(target) });
 }
 
 interface Loaded {
