@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
 import { kebabFlag, typedFlags, unknownToolMessage } from './call-flags.js';
+import type { CheckFlags } from './check/options.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
@@ -238,6 +239,52 @@ function addWatchCommand(
     });
 }
 
+function addCheckCommand(
+  program: Command,
+  io: CliIo,
+  argv: readonly string[],
+  exit: (code: number) => void,
+): void {
+  program
+    .command('check')
+    .description(
+      'find the models your code names and check them against the catalog and the feed: deprecated, not listed, price increases (for CI)',
+    )
+    .argument(
+      '[paths...]',
+      'files and folders to scan (default: .), honouring .gitignore and .model-feed-ignore',
+    )
+    .addOption(
+      new Option('--format <format>', 'text, json, sarif (code scanning) or github (annotations)').choices([
+        'text',
+        'json',
+        'sarif',
+        'github',
+      ]),
+    )
+    .option(
+      '--fail-on <kinds>',
+      'finding kinds that fail (exit 1), comma-separated, or none (default deprecated,not_listed)',
+    )
+    .option('--since <date>', 'count price increases from this date, e.g. 2026-10-01 (default: 30 days ago)')
+    .option('--max-file-size <MiB>', 'skip files larger than this, counted in the summary (default 4)')
+    .option('--baseline <file>', 'accepted findings (from --write-baseline): reported, never failing')
+    .option('--write-baseline <file>', 'record every current finding as accepted, then exit 0')
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      '\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings. See docs/check.md.',
+    )
+    .action(async (paths: string[], _opts, command: Command) => {
+      const all = command.optsWithGlobals<Record<string, unknown>>();
+      const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
+      const { parseCheckFlags } = await import('./check/options.js');
+      const options = parseCheckFlags(paths, all as CheckFlags, Date.now());
+      const { runCheck } = await import('./commands/check.js');
+      exit(await runCheck(config, io, options));
+    });
+}
+
 /**
  * `--api-key` is refused with the fix, not as an unknown option: argv shows in process lists (ps,
  * Task Manager) and in shared client configs, the environment does not. The server's message
@@ -303,6 +350,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .action((flags: ServeFlags) => serve(flags, io, argv, exit));
   addCallCommand(program, io, argv, exit);
   addWatchCommand(program, io, argv, exit);
+  addCheckCommand(program, io, argv, exit);
   program
     .command('doctor')
     .description(

@@ -62,6 +62,12 @@ export interface ReadNotes {
 export interface FeedApi {
   /** `GET /api/v1/changes`: never cached. */
   listChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesPage>;
+  /**
+   * The same request answered as catalog reads are: cached for the TTL, on disk too, an older copy
+   * when the service is down. For `check`, whose deprecation notices may be as old as the catalog
+   * beside them; never for `watch` or the tools, which must see the feed as it is.
+   */
+  listChangesCached(query: ChangesQuery, signal?: AbortSignal, notes?: ReadNotes): Promise<ChangesPage>;
   /** The same request, with the items as sent beside the parsed page. */
   readChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesRead>;
   /**
@@ -266,6 +272,17 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         (page) => cursorStuck(page, query.since),
       ),
     listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
+    listChangesCached: (query, signal, notes) =>
+      get(
+        '/api/v1/changes',
+        changesQuery(query),
+        apiSchemas().ChangesPage,
+        options.cacheTtlMs,
+        signal,
+        undefined,
+        notes,
+        (page) => cursorStuck(page, query.since),
+      ),
     listModels: (query, signal, notes) =>
       get(
         '/api/v1/models',
@@ -299,6 +316,7 @@ export function unavailableApi(error: ModelFeedError): FeedApi {
   const fail = (): Promise<never> => Promise.reject(error);
   return {
     listChanges: fail,
+    listChangesCached: fail,
     readChanges: fail,
     listModels: fail,
     getPriceHistory: fail,

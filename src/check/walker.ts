@@ -30,6 +30,8 @@ const MAX_ANCESTORS = 64;
 export interface WalkOptions {
   /** Files larger than this many bytes are skipped and counted. */
   maxFileSize: number;
+  /** Absolute paths never read (the baseline: it names every accepted reference). */
+  skip?: ReadonlySet<string>;
 }
 
 /** A text file to scan: its path as given (relative paths stay relative) and its content. */
@@ -150,6 +152,7 @@ export async function* walkFiles(
   const { join, resolve, sep } = process.getBuiltinModule('node:path');
 
   const scan = async function* (shown: string, absolute: string): AsyncGenerator<ScannedFile> {
+    if (options.skip?.has(absolute)) return;
     const read = await readRegular(absolute, options.maxFileSize);
     if ('skipped' in read) {
       counts[read.skipped]++;

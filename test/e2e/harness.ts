@@ -164,13 +164,15 @@ export interface RunOptions {
   input?: string;
   /** @default 15000 */
   timeoutMs?: number;
+  /** The folder it runs in. @default this process's */
+  cwd?: string;
 }
 
 /** Runs the CLI to completion (bounded) and collects its output. */
 export function run(args: string[], env = scrubbedEnv(), options: RunOptions = {}): Promise<Output> {
-  const { input, timeoutMs = 15_000 } = options;
+  const { input, timeoutMs = 15_000, cwd } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, ...args], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {

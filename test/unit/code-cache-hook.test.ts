@@ -19,6 +19,7 @@ function gatedApi() {
   let gate = Promise.resolve();
   const api: FeedApi = {
     listChanges: () => Promise.reject(new Error('not used')),
+    listChangesCached: () => Promise.reject(new Error('not used')),
     readChanges: () => Promise.reject(new Error('not used')),
     listModels: async () => {
       await gate;

@@ -18,6 +18,7 @@ const {
 
 const api: FeedApi = {
   listChanges: async () => ChangesPageSchema.parse(changesPage([changeEvent()], 1)),
+  listChangesCached: async () => ChangesPageSchema.parse(changesPage([changeEvent()], 1)),
   readChanges: async () => ({ page: ChangesPageSchema.parse(changesPage([changeEvent()], 1)), sent: [] }),
   listModels: async () => ModelsPageSchema.parse(modelsPage([model()])),
   getPriceHistory: async (id) =>

@@ -68,6 +68,7 @@ function failingApi(error: Error): FeedApi {
   return {
     readChanges: (_query: ChangesQuery) => fail(),
     listChanges: fail,
+    listChangesCached: fail,
     listModels: fail,
     getPriceHistory: fail,
     rateLimit: undefined,

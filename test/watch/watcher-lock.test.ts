@@ -41,6 +41,7 @@ function memoryFeed(count: number): FeedApi {
       return { page: ChangesPageSchema.parse(body), sent: body.items };
     },
     listChanges: unused,
+    listChangesCached: unused,
     listModels: unused,
     getPriceHistory: unused,
     rateLimit: { limit: 100_000, remaining: 99_000, tier: 'pro', observedAt: '' },

@@ -49,6 +49,9 @@ function memoryFeed(count: number, limit: number, tier = 'free') {
     listChanges: async () => {
       throw new Error('not used');
     },
+    listChangesCached: async () => {
+      throw new Error('not used');
+    },
     listModels: async () => {
       throw new Error('not used');
     },

@@ -1,0 +1,116 @@
+/**
+ * `check`'s own flags, read and checked at the edge: every mistake is a ConfigError (exit 2) that
+ * names the flag, what was given and what it takes. Pure but for the clock (`now`).
+ */
+
+import { ConfigError } from '../errors.js';
+import { oneLine } from '../text/terminal.js';
+import { FINDING_KINDS, type FindingKind } from './findings.js';
+import { type CheckFormat, FORMATS } from './format.js';
+
+export interface CheckFlags {
+  format?: string;
+  failOn?: string;
+  since?: string;
+  maxFileSize?: string;
+  baseline?: string;
+  writeBaseline?: string;
+}
+
+export interface CheckOptions {
+  paths: string[];
+  format: CheckFormat;
+  failOn: FindingKind[];
+  /** Unix seconds: price increases are counted from then. */
+  since: number;
+  maxFileSizeBytes: number;
+  baseline: string | undefined;
+  writeBaseline: string | undefined;
+}
+
+export const DEFAULT_FAIL_ON: readonly FindingKind[] = ['deprecated', 'not_listed'];
+export const DEFAULT_SINCE_DAYS = 30;
+export const DEFAULT_MAX_FILE_SIZE_MIB = 4;
+const DAY_S = 86_400;
+
+const quoted = (value: string) => JSON.stringify(oneLine(value).slice(0, 80));
+
+function parseFailOn(value: string | undefined): FindingKind[] {
+  if (value === undefined) return [...DEFAULT_FAIL_ON];
+  if (value.trim() === 'none') return [];
+  const kinds = value.split(',').map((kind) => kind.trim());
+  for (const kind of kinds) {
+    if (!(FINDING_KINDS as readonly string[]).includes(kind)) {
+      throw new ConfigError(
+        `--fail-on takes finding kinds separated by commas (${FINDING_KINDS.join(', ')}), or none; got ${quoted(kind)}.`,
+        'fail-on',
+        '--fail-on',
+      );
+    }
+  }
+  return [...new Set(kinds as FindingKind[])];
+}
+
+/** A date (`2026-10-01`, midnight UTC) or a date and time with its zone, as Unix seconds. */
+function parseSince(value: string | undefined, now: number): number {
+  if (value === undefined) return Math.floor(now / 1000) - DEFAULT_SINCE_DAYS * DAY_S;
+  const trimmed = value.trim();
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(trimmed);
+  const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(trimmed);
+  const ms = dateOnly ? Date.parse(`${trimmed}T00:00:00Z`) : dateTime ? Date.parse(trimmed) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new ConfigError(
+      `--since takes a date, e.g. 2026-10-01, or a date and time with its zone, e.g. 2026-10-01T12:00:00Z; got ${quoted(value)}.`,
+      'since',
+      '--since',
+    );
+  }
+  if (ms > now) {
+    throw new ConfigError(
+      `--since ${quoted(value)} is in the future: price increases are counted from a past date.`,
+      'since',
+      '--since',
+    );
+  }
+  return Math.floor(ms / 1000);
+}
+
+function parseMaxFileSize(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_FILE_SIZE_MIB * 1024 * 1024;
+  const mib = Number(value.trim());
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(mib > 0) || mib > 1024) {
+    throw new ConfigError(
+      `--max-file-size takes a size in MiB from more than 0 to 1024, e.g. 4 or 0.5; got ${quoted(value)}.`,
+      'max-file-size',
+      '--max-file-size',
+    );
+  }
+  return Math.floor(mib * 1024 * 1024);
+}
+
+export function parseCheckFlags(paths: readonly string[], flags: CheckFlags, now: number): CheckOptions {
+  const format = flags.format ?? 'text';
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    throw new ConfigError(
+      `--format takes ${FORMATS.join(', ')}; got ${quoted(format)}.`,
+      'format',
+      '--format',
+    );
+  }
+  if (flags.baseline !== undefined && flags.writeBaseline !== undefined) {
+    throw new ConfigError(
+      '--baseline and --write-baseline go one at a time: --write-baseline records every current finding, --baseline checks against such a record.',
+      'baseline',
+      '--write-baseline',
+    );
+  }
+  return {
+    paths: paths.length ? [...paths] : ['.'],
+    format: format as CheckFormat,
+    failOn: parseFailOn(flags.failOn),
+    since: parseSince(flags.since, now),
+    maxFileSizeBytes: parseMaxFileSize(flags.maxFileSize),
+    baseline: flags.baseline,
+    writeBaseline: flags.writeBaseline,
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * `model-feed-mcp check [paths…]`: the models a codebase names, held against the catalog, the feed's
+ * deprecation notices and price history; exit 1 on a finding of a `--fail-on` kind (docs/check.md).
+ * Reads: the catalog and the notices, then one history per referenced model (at most 50), all
+ * cached, so a second run within the TTL asks the service nothing.
+ */
+
+import type { StaleInfo } from '../api/client.js';
+import { readBaseline, writeBaseline } from '../check/baseline-file.js';
+import { findingsFor } from '../check/findings.js';
+import { renderReport } from '../check/format.js';
+import { compileMatcher } from '../check/matcher.js';
+import type { CheckOptions } from '../check/options.js';
+import { baselineOf, buildReport } from '../check/report.js';
+import { scanPaths } from '../check/scan.js';
+import { readCatalogAndNotices, readHistories } from '../check/service-facts.js';
+import type { Config } from '../config.js';
+import { describeError } from '../describe-error.js';
+import { ConfigError, isServiceUnavailable } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
+import { createLogger } from '../log.js';
+import { createRuntime } from '../runtime.js';
+import { SAMPLE_DATA_NOTE } from '../server.js';
+import { redactSecrets } from '../text/redact.js';
+import { terminalSafe } from '../text/terminal.js';
+
+/** The referenced catalog ids, the most referenced first (they get their price checked first). */
+function byReferences(modelIds: readonly (string | null)[]): string[] {
+  const counts = new Map<string, number>();
+  for (const id of modelIds) if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
+}
+
+export async function runCheck(config: Config, io: CliIo, options: CheckOptions): Promise<number> {
+  // What reaches the terminal: no secret, no escape sequence, whatever the service or a file held.
+  const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
+  if (config.setupError) {
+    io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
+    return EXIT.usage;
+  }
+  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
+  for (const warning of config.warnings) log.warn(warning);
+  const runtime = await createRuntime(config, log);
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const baseline = options.baseline ? await readBaseline(options.baseline) : [];
+    let stale: StaleInfo | undefined;
+    const notes = {
+      onStale: (info: StaleInfo) => {
+        if (!stale || info.ageSeconds > stale.ageSeconds) stale = info;
+      },
+    };
+    let facts: Awaited<ReturnType<typeof readCatalogAndNotices>>;
+    try {
+      facts = await readCatalogAndNotices(runtime.api, controller.signal, notes);
+    } catch (error) {
+      if (!isServiceUnavailable(error)) throw error;
+      io.stderr(
+        `${print(describeError(error, 'shell'))} No cached catalog is young enough to check against instead (at most --stale-max-age ${config.staleMaxAgeS} s old).\n`,
+      );
+      return EXIT.failed;
+    }
+    if (stale) {
+      log.warn(
+        `checked against a copy of the catalog ${stale.ageSeconds} s old: ${stale.reason}; findings may miss the newest changes`,
+      );
+    }
+    if (runtime.sampleData) io.stderr(`${SAMPLE_DATA_NOTE}\n`);
+    const { resolve } = process.getBuiltinModule('node:path');
+    const scan = await scanPaths(options.paths, compileMatcher(facts.catalog), {
+      maxFileSize: options.maxFileSizeBytes,
+      // The baseline names every accepted reference: scanned, it would report them all again.
+      skip: new Set(
+        [options.baseline, options.writeBaseline].flatMap((file) => (file ? [resolve(file)] : [])),
+      ),
+    });
+    const referenced = byReferences(scan.references.map((r) => r.modelId));
+    const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, controller.signal);
+    const findings = findingsFor({ ...facts, histories, since: options.since });
+    const report = buildReport(
+      scan.references.map((r) => ({
+        path: r.path,
+        line: r.line,
+        column: r.column,
+        text: r.text,
+        modelId: r.modelId,
+        findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
+      })),
+      scan.counts,
+      { failOn: options.failOn, baseline, notPriceChecked },
+    );
+    io.stdout(print(renderReport(report, options.format)));
+    if (options.writeBaseline) {
+      const entries = baselineOf(report);
+      await writeBaseline(options.writeBaseline, entries);
+      io.stderr(
+        print(
+          `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${options.writeBaseline}.\n`,
+        ),
+      );
+      return EXIT.ok;
+    }
+    return report.failed ? EXIT.failed : EXIT.ok;
+  } catch (error) {
+    io.stderr(`${print(describeError(error, 'shell'))}\n`);
+    return error instanceof ConfigError ? EXIT.usage : EXIT.failed;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await runtime.close();
+  }
+}
