@@ -4,6 +4,7 @@
  * read is composed from those facts in one place: `describeError` in `describe-error.ts`.
  */
 
+import type { PageGlimpse } from './api/page-glimpse.js';
 import type { RateLimitInfo } from './api/rate-limit.js';
 
 export class ModelFeedError extends Error {
@@ -154,6 +155,8 @@ export class UnexpectedResponseError extends ModelFeedError {
     readonly detail: string,
     readonly status: number,
     readonly request: RequestFacts,
+    /** For a refused page of changes that still parsed: its first change and `latest`. */
+    readonly glimpse?: PageGlimpse,
   ) {
     super(`unexpected response from the service: ${detail}`);
   }
