@@ -201,6 +201,10 @@ function addWatchCommand(
     )
     .option('--once', 'deliver what is new, save the cursor and exit (for cron and CI)')
     .option('--max-attempts <n>', 'attempts per change before giving up with exit 1 (default 10)')
+    .option(
+      '--skip <changeId>',
+      'move past this one change that cannot be read, undelivered (the watcher names it when it stops); recorded in the state file',
+    )
     .option('--jsonl <file>', 'append each change as a JSON line to this file (fsynced)')
     .option('--exec <command>', 'run this shell command once per change, the change on its stdin')
     .option(

@@ -151,9 +151,7 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
     return `No answer from ${error.request.host}${via(error.request)} within ${error.timeoutMs} ms (${attempts(error.request)}). Check the network or the proxy, or raise MODEL_FEED_TIMEOUT_MS (--timeout).`;
   }
   if (error instanceof NetworkError) return networkText(error, audience);
-  if (error instanceof UnreadableChangeError) {
-    return `The change after change time ${error.cursor} cannot be read: ${error.cause.detail} (${error.cause.request.method} ${error.cause.request.path}). The service answers otherwise, so the fault is this change. Every change before it was delivered; the cursor stays at ${error.cursor}, before it, and the watcher stopped rather than skip it. Report it to the service.`;
-  }
+  if (error instanceof UnreadableChangeError) return unreadableChangeText(error);
   if (error instanceof FeedContractError) {
     const kept =
       error.cursor === undefined
@@ -168,6 +166,25 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
   }
   const message = error instanceof Error ? error.message : String(error);
   return `Internal error in model-feed-mcp: ${message}. Please report it.`;
+}
+
+/** The watcher stopped before one change: which, why, and the one way past it (`--skip <id>`). */
+function unreadableChangeText(error: UnreadableChangeError): string {
+  const { changeId: id, skipGiven: skip, cursor } = error;
+  const which = id === undefined ? 'The change' : `The change "${id}"`;
+  const found = `${which} after change time ${cursor} cannot be read: ${error.cause.detail} (${error.cause.request.method} ${error.cause.request.path}). The service answers otherwise, so the fault is this change. Every change before it was delivered; the cursor stays at ${cursor}, before it`;
+  // The id given to --skip passed isPlainChangeId (watch/options.ts): safe to repeat.
+  const given =
+    skip === undefined
+      ? ''
+      : id === undefined
+        ? ` --skip ${skip} was given, but the answer did not tell this change's id, so nothing was skipped.`
+        : ` --skip ${skip} names another change, so nothing was skipped.`;
+  const way =
+    id === undefined
+      ? ' Its id could not be learned from the answer, so it cannot be skipped by id; report it to the service.'
+      : ` Report it to the service; to move past it without delivering it, run the same watch command again with --skip ${id} (recorded in the state file).`;
+  return `${found}, and the watcher stopped rather than skip it.${given}${way}`;
 }
 
 /** Why an older copy answers instead of the service, as the end of "From the local cache, 3 h old: …". */

@@ -4,6 +4,7 @@
  * read is composed from those facts in one place: `describeError` in `describe-error.ts`.
  */
 
+import type { PageGlimpse } from './api/page-glimpse.js';
 import type { RateLimitInfo } from './api/rate-limit.js';
 
 export class ModelFeedError extends Error {
@@ -154,6 +155,8 @@ export class UnexpectedResponseError extends ModelFeedError {
     readonly detail: string,
     readonly status: number,
     readonly request: RequestFacts,
+    /** For a refused page of changes that still parsed: its first change and `latest`. */
+    readonly glimpse?: PageGlimpse,
   ) {
     super(`unexpected response from the service: ${detail}`);
   }
@@ -179,7 +182,8 @@ export class FeedContractError extends UnexpectedResponseError {
 /**
  * One change of the feed cannot be read (a string past the body limits, say), while the service
  * answers otherwise. Polling again meets it again, and moving past it would skip it silently: the
- * watcher stops, every change before it delivered and the cursor saved just before it.
+ * watcher stops, every change before it delivered and the cursor saved just before it, until the
+ * user names it with `--skip`.
  */
 export class UnreadableChangeError extends ModelFeedError {
   override name = 'UnreadableChangeError';
@@ -187,8 +191,13 @@ export class UnreadableChangeError extends ModelFeedError {
     /** The saved cursor: the unreadable change is the first one after it. */
     readonly cursor: number,
     override readonly cause: UnexpectedResponseError,
+    /** Its id, when the refused answer still told it (a plain id, safe to show and to paste). */
+    readonly changeId: string | undefined,
+    /** The `--skip` given, which named another change (or one whose id could not be learned). */
+    readonly skipGiven: string | undefined,
   ) {
-    super(`the change after change time ${cursor} cannot be read: ${cause.detail}`);
+    const which = changeId === undefined ? 'the change' : `the change "${changeId}"`;
+    super(`${which} after change time ${cursor} cannot be read: ${cause.detail}`);
   }
 }
 

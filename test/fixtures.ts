@@ -95,6 +95,7 @@ export function watchOptions(overrides: Partial<WatchOptions> = {}): WatchOption
     intervalS: undefined,
     once: false,
     maxAttempts: 10,
+    skip: undefined,
     sink: { kind: 'stdout' },
     ...overrides,
   };

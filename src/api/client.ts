@@ -14,8 +14,10 @@ import {
   UnexpectedResponseError,
 } from '../errors.js';
 import type { DiskCache } from '../store/disk-cache.js';
+import { secretValues } from '../text/redact.js';
 import { ReadCache } from './cache.js';
-import { HttpClient, type HttpOptions, type Query } from './http.js';
+import { type Glimpse, HttpClient, type HttpOptions, type Query } from './http.js';
+import { glimpsePage } from './page-glimpse.js';
 import { parseBody } from './parse-body.js';
 import type { RateLimitInfo } from './rate-limit.js';
 import { apiSchemas, type ChangesPage, type ModelsPage, type PriceHistory } from './schemas.js';
@@ -161,9 +163,20 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     throw new RateLimitError(shared.serviceMessage, facts, shared.rateLimit, left, now(), true);
   }
 
-  async function parse<S extends z.ZodType>(schema: S, body: unknown, status: number, facts: RequestFacts) {
+  const secrets = secretValues([options.apiKey, ...(options.secrets ?? [])]);
+
+  async function parse<S extends z.ZodType>(
+    schema: S,
+    body: unknown,
+    status: number,
+    facts: RequestFacts,
+    glimpse: Glimpse | undefined,
+  ) {
     const parsed = await parseBody(schema, body);
-    if (!parsed.ok) throw new UnexpectedResponseError(`${parsed.where}: ${parsed.message}`, status, facts);
+    if (!parsed.ok) {
+      const detail = `${parsed.where}: ${parsed.message}`;
+      throw new UnexpectedResponseError(detail, status, facts, glimpse?.(body, secrets));
+    }
     return parsed.data as z.infer<S>;
   }
 
@@ -183,6 +196,8 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     notes?: ReadNotes,
     /** What the parsed answer breaks of the contract beyond its shape, if anything. */
     contract?: (parsed: z.infer<S>) => string | undefined,
+    /** What a refused body may still tell (a page of changes: its first change). */
+    glimpse?: Glimpse,
   ): Promise<R> {
     const key = cacheKey(path, query);
     // Only catalog reads (ttl > 0) touch the disk: the change feed is never answered from a copy.
@@ -205,7 +220,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         let response: Awaited<ReturnType<HttpClient['getJson']>>;
         try {
           await throwIfLimitShared(key);
-          response = await http.getJson(path, query, shared);
+          response = await http.getJson(path, query, shared, glimpse);
         } catch (error) {
           if (error instanceof RateLimitError && !error.fromMemory && error.retryAt !== undefined) {
             await disk?.writeLimit({
@@ -228,7 +243,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
           }
           throw error;
         }
-        const data = await parse(schema, response.body, response.status, response.facts);
+        const data = await parse(schema, response.body, response.status, response.facts, glimpse);
         const broken = contract?.(data);
         // Checked here, where the request's facts are known, so the message names its host and path.
         if (broken !== undefined) throw new UnexpectedResponseError(broken, response.status, response.facts);
@@ -270,6 +285,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         }),
         undefined,
         (page) => cursorStuck(page, query.since),
+        glimpsePage,
       ),
     listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
     listChangesCached: (query, signal, notes) =>

@@ -24,6 +24,7 @@ import { oneLine } from '../text/terminal.js';
 import { deadline, sleep } from './abort.js';
 import { BodyLimitExceeded, inspectBody } from './body-limits.js';
 import { ConcurrencyLimiter, QueueTimeout } from './limiter.js';
+import type { PageGlimpse } from './page-glimpse.js';
 import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
 import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
 
@@ -55,6 +56,9 @@ export interface ResponseLike {
 export type FetchLike = (url: string, init: RequestInitLike) => Promise<ResponseLike>;
 
 export type Query = Record<string, string | number | undefined>;
+
+/** What a caller can still learn of a body that parsed but was refused (page-glimpse.ts). */
+export type Glimpse = (body: unknown, secrets: readonly string[]) => PageGlimpse | undefined;
 
 export interface HttpOptions {
   /** Validated base URL without a trailing slash. */
@@ -270,9 +274,10 @@ export class HttpClient {
 
   /**
    * GET a JSON resource. `path` must already have its dynamic segments encoded; query values are
-   * encoded here. Resolves with a 2xx body; anything else rejects with a ModelFeedError.
+   * encoded here. Resolves with a 2xx body; anything else rejects with a ModelFeedError. `glimpse`
+   * is asked about a body refused for the limits, and what it says goes with the error.
    */
-  async getJson(path: string, query: Query, signal?: AbortSignal): Promise<JsonResponse> {
+  async getJson(path: string, query: Query, signal?: AbortSignal, glimpse?: Glimpse): Promise<JsonResponse> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query))
       if (value !== undefined) search.set(name, String(value));
@@ -301,7 +306,7 @@ export class HttpClient {
     const started = this.now();
     try {
       return await this.limiter.run(signal, this.options.timeoutMs, () =>
-        this.withRetries(`${this.options.baseUrl}${pathAndQuery}`, facts, signal, started),
+        this.withRetries(`${this.options.baseUrl}${pathAndQuery}`, facts, signal, started, glimpse),
       );
     } catch (error) {
       if (signal?.aborted) throw new AbortedError();
@@ -330,6 +335,7 @@ export class HttpClient {
     facts: RequestFacts,
     signal: AbortSignal | undefined,
     started: number,
+    glimpse: Glimpse | undefined,
   ) {
     const { timeoutMs } = this.options;
     for (;;) {
@@ -340,7 +346,7 @@ export class HttpClient {
       facts.attempts++;
       const budget = attemptBudgetMs(timeoutMs, remaining);
       const outcome = await this.attempt(url, facts, signal, budget);
-      if (outcome.kind === 'response') return await this.interpret(outcome, facts);
+      if (outcome.kind === 'response') return await this.interpret(outcome, facts, glimpse);
       // An attempt that ran out of the call's own time is the call timing out, not a retry.
       if (outcome.error instanceof TimeoutError && budget >= remaining) {
         throw new TimeoutError(timeoutMs, { ...facts });
@@ -463,6 +469,7 @@ export class HttpClient {
   private async interpret(
     outcome: Extract<AttemptOutcome, { kind: 'response' }>,
     facts: RequestFacts,
+    glimpse: Glimpse | undefined,
   ): Promise<JsonResponse> {
     const now = this.now();
     let body: unknown;
@@ -496,6 +503,7 @@ export class HttpClient {
           `${error.message}, past what the runner accepts from a service answer; refused`,
           outcome.status,
           { ...facts },
+          glimpse?.(body, this.secrets),
         );
       }
       return { status: outcome.status, body, bytes: outcome.text.length, facts: { ...facts } };

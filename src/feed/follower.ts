@@ -52,7 +52,10 @@ function quoteId(id: string): string {
   return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
 }
 
-function describeItems(items: readonly ChangeEvent[]): string {
+/** What the checks of a page read of each change: an unreadable one may tell no more than these. */
+type PagedChange = Pick<ChangeEvent, 'id'> & { detectedAt?: string | null | undefined };
+
+function describeItems(items: readonly PagedChange[]): string {
   const first = items[0];
   const last = items.at(-1);
   if (!first || !last) return 'no changes';
@@ -86,7 +89,7 @@ function pastTheClock(latest: number, nowS: number): string | undefined {
  * second, say) would make the next `since` skip the rest of them.
  */
 export function pageAfterProblem(
-  items: readonly ChangeEvent[],
+  items: readonly PagedChange[],
   latest: number | null,
   cursor: number,
   nowS: number,
@@ -182,6 +185,15 @@ export async function newestChangeTime(
   return page.latest ?? 0;
 }
 
+/** A change moved past unread, at the user's `--skip`. */
+export interface SkippedChange {
+  id: string;
+  /** Its change time: the cursor now stands on it. */
+  changeTime: number;
+  /** Why it could not be read. */
+  reason: string;
+}
+
 export interface DrainOptions {
   api: ChangesReader;
   filters: FeedFilters;
@@ -192,6 +204,11 @@ export interface DrainOptions {
   onCall?(): void;
   /** This machine's clock (ms), to refuse a `latest` far past it. */
   now?(): number;
+  /**
+   * The one unreadable change to move past, by id (`watch --skip`). `record` keeps it and moves the
+   * cursor onto its change time; draining goes on after it resolves.
+   */
+  skip?: { id: string; record(change: SkippedChange): Promise<void> } | undefined;
   signal: AbortSignal;
 }
 
@@ -216,11 +233,13 @@ function isUnreadable(error: unknown): error is UnexpectedResponseError {
  * every change before an unreadable one is delivered (7 more calls from 100). When that single
  * change cannot be read either, one more call asks for a page that must be empty (after a `since`
  * past any possible change time): if that one reads, the service is fine and the fault is the
- * change, an UnreadableChangeError; if not, the first failure goes on as an outage.
+ * change, an UnreadableChangeError; if not, the first failure goes on as an outage. The one change
+ * `options.skip` names is moved past instead, once, if its answer told its id and change time.
  */
 export async function drainFeed(options: DrainOptions): Promise<void> {
   let cursor = options.cursor;
   let limit = PAGE_SIZE;
+  let skip = options.skip;
   for (;;) {
     options.onCall?.();
     let page: FeedPage;
@@ -237,12 +256,40 @@ export async function drainFeed(options: DrainOptions): Promise<void> {
       } catch {
         throw error;
       }
-      throw new UnreadableChangeError(cursor, error);
+      // Only a page of one names the change that broke it.
+      const id = error.glimpse?.items === 1 ? error.glimpse.firstId : undefined;
+      if (skip === undefined || id === undefined || id !== skip.id) {
+        throw new UnreadableChangeError(cursor, error, id, skip?.id);
+      }
+      cursor = await skipPast(id, error, cursor, skip, options.now);
+      skip = undefined;
+      limit = PAGE_SIZE;
+      continue;
     }
     if (page.items.length > 0) await options.accept(page);
     cursor = page.cursor;
     if (!page.full) return;
   }
+}
+
+/**
+ * Moves past the one unreadable change after `cursor`: onto the `latest` of its page of one, which is
+ * its change time, checked as every other `latest` is (past the cursor, not past the clock, not
+ * before the change was detected). A `latest` that fails is a FeedContractError: nothing moves.
+ */
+async function skipPast(
+  id: string,
+  error: UnexpectedResponseError,
+  cursor: number,
+  skip: NonNullable<DrainOptions['skip']>,
+  now: () => number = Date.now,
+): Promise<number> {
+  const latest = error.glimpse?.latest ?? null;
+  const change = { id, detectedAt: error.glimpse?.detectedAt };
+  const problem = pageAfterProblem([change], latest, cursor, Math.floor(now() / 1000));
+  if (problem || latest === null) throw new FeedContractError(problem ?? 'no latest', error.request, cursor);
+  await skip.record({ id, changeTime: latest, reason: error.detail });
+  return latest;
 }
 
 /** Resolves when the service answers a page that must be empty readably; rejects as it fails. */

@@ -4,6 +4,7 @@
  */
 
 import { isAbsolute, resolve } from 'node:path';
+import { isPlainChangeId } from '../api/page-glimpse.js';
 import { EVENT_TYPES } from '../api/schemas.js';
 import { ConfigError } from '../errors.js';
 import type { FeedFilters } from '../feed/follower.js';
@@ -19,6 +20,7 @@ export interface WatchFlags {
   interval?: string;
   once?: boolean;
   maxAttempts?: string;
+  skip?: string;
   jsonl?: string;
   exec?: string;
   webhook?: string;
@@ -53,6 +55,8 @@ export interface WatchOptions {
   intervalS: number | undefined;
   once: boolean;
   maxAttempts: number;
+  /** The id of the one unreadable change to move past, undelivered; undefined: none. */
+  skip: string | undefined;
   sink: SinkChoice;
 }
 
@@ -115,6 +119,19 @@ function parsePath(raw: string | undefined, flag: string, cwd: string): string |
   if (raw === undefined) return undefined;
   if (raw.trim() === '' || raw.includes('\0')) fail(flag, 'needs a file path.');
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
+}
+
+/** `--skip`: a change id as the watcher names it when it stops on one it cannot read. */
+function parseSkip(raw: string | undefined, shown: Shown): string | undefined {
+  if (raw === undefined) return undefined;
+  const id = raw.trim();
+  if (!isPlainChangeId(id)) {
+    fail(
+      '--skip',
+      `must be the id of the change the watcher could not read, as its message names it (letters, digits and ._:- only); got ${shown(raw)}.`,
+    );
+  }
+  return id;
 }
 
 /** `--atom-url`: published in the feed, so an absolute http(s) URL and no credentials in it. */
@@ -204,6 +221,7 @@ export function parseWatchFlags(flags: WatchFlags, { cwd, env, secrets }: ParseC
       flags.maxAttempts === undefined
         ? DEFAULT_MAX_ATTEMPTS
         : wholeNumber(flags.maxAttempts, '--max-attempts', 1, 1000, 'a whole number from 1 to 1000', shown),
+    skip: parseSkip(flags.skip, shown),
     sink: chooseSink(flags, cwd, env, shown),
   };
 }

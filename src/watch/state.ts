@@ -5,11 +5,13 @@
  */
 
 import { join } from 'node:path';
+import { isPlainChangeId } from '../api/page-glimpse.js';
 import { StateFileError } from '../errors.js';
-import type { FeedFilters } from '../feed/follower.js';
+import type { FeedFilters, SkippedChange } from '../feed/follower.js';
 import { nodeCrypto } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { openRegular, readHead } from '../store/open-regular.js';
+import { oneLine } from '../text/terminal.js';
 
 export { StateFileError };
 
@@ -22,6 +24,44 @@ export interface WatchState {
   /** Changes delivered with this state file, over all runs. */
   delivered: number;
   updatedAt: string;
+  /**
+   * The changes moved past unread at the user's `--skip`, oldest first, the last MAX_SKIPPED of
+   * them. Absent until the first skip, so files written before it existed still load.
+   */
+  skipped?: SkippedRecord[];
+}
+
+export interface SkippedRecord extends SkippedChange {
+  /** When it was skipped (ISO). */
+  at: string;
+}
+
+/** Skips kept in the file: a record of what was never delivered, not a log that grows forever. */
+export const MAX_SKIPPED = 20;
+/** A reason is the runner's own sentence; bounded all the same, as the file must stay small. */
+const MAX_REASON_LENGTH = 300;
+
+/** The state with one more skip recorded, the oldest dropped past MAX_SKIPPED. */
+export function withSkip(state: WatchState, change: SkippedChange, at: string): WatchState {
+  const reason = oneLine(change.reason).slice(0, MAX_REASON_LENGTH);
+  const skipped = [...(state.skipped ?? []), { ...change, reason, at }].slice(-MAX_SKIPPED);
+  return { ...state, skipped };
+}
+
+/** The skips of a file, leniently: an entry this version could not have written is left out. */
+function readSkipped(value: unknown): SkippedRecord[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value
+    .filter(
+      (entry: Partial<SkippedRecord> | null): entry is SkippedRecord =>
+        typeof entry?.id === 'string' &&
+        isPlainChangeId(entry.id) &&
+        Number.isSafeInteger(entry.changeTime) &&
+        typeof entry.reason === 'string' &&
+        typeof entry.at === 'string',
+    )
+    .slice(-MAX_SKIPPED)
+    .map(({ id, changeTime, reason, at }) => ({ id, changeTime, reason, at }));
 }
 
 const STATE_VERSION = 1;
@@ -94,13 +134,14 @@ export async function readState(path: string): Promise<WatchState | undefined> {
     filters: { type: optionalString(filters.type), model: optionalString(filters.model) },
     delivered: Number.isSafeInteger(value.delivered) ? (value.delivered as number) : 0,
     updatedAt: optionalString(value.updatedAt) ?? '',
+    ...(value.skipped !== undefined && { skipped: readSkipped(value.skipped) ?? [] }),
   };
 }
 
 /** Writes the state; a failure is a StateFileError, which stops the watcher (its cursor would drift). */
 export async function saveState(path: string, state: WatchState): Promise<void> {
-  const { cursor, service, filters, delivered, updatedAt } = state;
-  const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt };
+  const { cursor, service, filters, delivered, updatedAt, skipped } = state;
+  const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt, skipped };
   try {
     await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
   } catch (error) {

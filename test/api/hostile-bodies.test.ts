@@ -269,3 +269,42 @@ describe('redaction that cannot be slipped past', () => {
     expect(page.items[0]?.id).toBe('openai/gpt-4o');
   });
 });
+
+describe('a refused page of changes still names its first change', () => {
+  function serveChanges(body: unknown) {
+    server.use(http.get(`${BASE}/api/v1/changes`, () => HttpResponse.json(body as object)));
+  }
+
+  it('past the body limits: the first id and the page latest come with the error, at no extra request', async () => {
+    const requests = recordRequests(server);
+    serveChanges(changesPage([changeEvent({ id: 'evt-huge', title: 'x'.repeat(150_000) })], 1_700_000_002));
+    const error = await failure(testApiClient(KEY).readChanges({ since: 1_700_000_001, limit: 1 }));
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as UnexpectedResponseError).glimpse).toEqual({
+      firstId: 'evt-huge',
+      detectedAt: changeEvent().detectedAt,
+      latest: 1_700_000_002,
+      items: 1,
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('not the documented shape: the same', async () => {
+    serveChanges(changesPage([{ ...changeEvent({ id: 'evt-odd' }), eventType: 42 }], 1_700_000_002));
+    const error = (await failure(
+      testApiClient(KEY).readChanges({ since: 1, limit: 1 }),
+    )) as UnexpectedResponseError;
+    expect(error.glimpse?.firstId).toBe('evt-odd');
+  });
+
+  it('an id that is not a plain id (spaces, control characters, the key) is not passed on', async () => {
+    for (const id of ['evt 1; rm -rf ~', 'evt-\u001b[2J', KEY, 'x'.repeat(200)]) {
+      serveChanges(changesPage([changeEvent({ id, title: 'x'.repeat(150_000) })], 5));
+      const error = (await failure(
+        testApiClient(KEY).readChanges({ since: 1, limit: 1 }),
+      )) as UnexpectedResponseError;
+      expect(error.glimpse?.firstId, id).toBeUndefined();
+      expect(error.glimpse?.latest).toBe(5);
+    }
+  });
+});

@@ -201,8 +201,69 @@ describe('a change too large to read', () => {
     ).toEqual(['evt-big-1']);
     const last = run.stderr.trimEnd().split('\n').at(-1) as string;
     expect(last).toMatch(
-      /^model-feed-mcp: The change after change time 1782856001 cannot be read: a string of 150000 characters/,
+      /^model-feed-mcp: The change "evt-big-2" after change time 1782856001 cannot be read: a string of 150000 characters/,
     );
     expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(1_782_856_001);
   }, 30_000);
+
+  it('names it by id and the --skip that moves past it; --skip with that id delivers what follows, recorded in the state and the log', async () => {
+    const changes = [1, 2, 3, 4].map((n) => ({
+      time: 1_782_856_000 + n,
+      item: { ...change(`evt-skip-${n}`), ...(n === 2 && { title: 'x'.repeat(150_000) }) },
+    }));
+    const feed = await stub((_req, res, url) => {
+      const since = Number(url.searchParams.get('since') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 20);
+      const page = changes.filter((c) => c.time > since).slice(0, limit);
+      res.writeHead(200, PRO);
+      res.end(
+        JSON.stringify({
+          items: page.map((c) => c.item),
+          nextCursor: null,
+          latest: page.at(-1)?.time ?? null,
+        }),
+      );
+    });
+    const env = watchEnv({ url: feed.url, key: KEY });
+    const state = statePath();
+    const ids = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).data.id);
+    const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1) as string;
+
+    const first = await runWatch(['--since', '0', '--state', state], env);
+    expect(first.code, first.stderr).toBe(1);
+    expect(ids(first.stdout)).toEqual(['evt-skip-1']);
+    expect(lastLine(first.stderr)).toMatch(
+      /^model-feed-mcp: The change "evt-skip-2" after change time 1782856001 cannot be read: a string of 150000 characters/,
+    );
+    expect(lastLine(first.stderr)).toContain('--skip evt-skip-2');
+
+    // Another id: nothing moves, and the message names both.
+    const wrong = await runWatch(['--once', '--state', state, '--skip', 'evt-skip-3'], env);
+    expect(wrong.code, wrong.stderr).toBe(1);
+    expect(wrong.stdout).toBe('');
+    expect(lastLine(wrong.stderr)).toMatch(/--skip evt-skip-3 names another change.*nothing was skipped/);
+    expect(lastLine(wrong.stderr)).toContain('"evt-skip-2"');
+    expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(1_782_856_001);
+
+    const skipped = await runWatch(['--once', '--state', state, '--skip', 'evt-skip-2'], env);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(ids(skipped.stdout)).toEqual(['evt-skip-3', 'evt-skip-4']);
+    expect(skipped.stderr).toMatch(
+      /model-feed-mcp warn: skipped change "evt-skip-2" \(change time 1782856002\)/,
+    );
+    const saved = JSON.parse(readFileSync(state, 'utf8'));
+    expect(saved.cursor).toBe(1_782_856_004);
+    expect(saved.skipped).toEqual([
+      {
+        id: 'evt-skip-2',
+        changeTime: 1_782_856_002,
+        reason: expect.stringContaining('a string of 150000 characters'),
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    ]);
+  }, 60_000);
 });

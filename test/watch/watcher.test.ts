@@ -516,19 +516,120 @@ describe('a change too large to read', () => {
   const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 1, proxy: undefined };
   const tooLong = 'a string of 150000 characters, more than the 100000 allowed, past what the runner accepts';
 
-  /** The memory feed, where any page holding `bad` fails as the body limits make it fail. */
-  function feedWithUnreadable(count: number, bad: number) {
+  /**
+   * The memory feed, where any page holding `bad` fails as the body limits make it fail, with what
+   * the client still learns of it (its first change, its latest); `latest` overrides the latter.
+   */
+  function feedWithUnreadable(count: number, bad: number, latest?: number) {
     const feed = memoryFeed(count, 100_000, 'pro');
     const read = feed.api.readChanges.bind(feed.api);
     feed.api.readChanges = async (query, signal) => {
       const answer = await read(query, signal);
-      if (answer.page.items.some((item) => item.id === `e${bad}`)) {
-        throw new UnexpectedResponseError(tooLong, 200, facts);
+      const { items } = answer.page;
+      if (items.some((item) => item.id === `e${bad}`)) {
+        const glimpse = {
+          firstId: items[0]?.id,
+          detectedAt: items[0]?.detectedAt,
+          latest: latest ?? answer.page.latest,
+          items: items.length,
+        };
+        throw new UnexpectedResponseError(tooLong, 200, facts, glimpse);
       }
       return answer;
     };
     return feed;
   }
+
+  /** A logger that keeps its warnings. */
+  function warnings() {
+    const lines: string[] = [];
+    return { lines, log: { ...silentLogger, warn: (message: string) => lines.push(message) } };
+  }
+
+  it('names the change by id, and the --skip that moves past it', async () => {
+    const feed = feedWithUnreadable(5, 3);
+    const clock = fakeClock(DAY_S * 1000);
+    const result = await runWatcher(watchOptions({ since: 0 }), deps(feed.api, clock), clock.signal);
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('The change "e3" after change time 2 cannot be read');
+    expect(result.message).toContain('run the same watch command again with --skip e3');
+  });
+
+  it('--skip naming it moves past exactly that change: the rest delivered, the skip in the state file and the log', async () => {
+    const feed = feedWithUnreadable(250, 150);
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const { lines, log } = warnings();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0, once: true, skip: 'e150' }),
+      deps(feed.api, clock, { sink, log, statePath: path }),
+      clock.signal,
+    );
+    expect(result).toEqual({ code: 0 });
+    expect(delivered).toEqual(
+      Array.from({ length: 250 }, (_, i) => `e${i + 1}`).filter((id) => id !== 'e150'),
+    );
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.cursor).toBe(250);
+    expect(saved.skipped).toEqual([
+      { id: 'e150', changeTime: 150, reason: tooLong, at: new Date(clock.now()).toISOString() },
+    ]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^skipped change "e150" \(change time 150\) as --skip asked/),
+    ]);
+  });
+
+  it('--skip naming another change skips nothing: it stops as before, naming both', async () => {
+    const feed = feedWithUnreadable(5, 3);
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0, skip: 'e4' }),
+      deps(feed.api, clock, { sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('The change "e3" after change time 2 cannot be read');
+    expect(result.message).toContain('--skip e4 names another change, so nothing was skipped');
+    expect(delivered).toEqual(['e1', 'e2']);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.cursor).toBe(2);
+    expect(saved.skipped).toBeUndefined();
+  });
+
+  it('--skip that a whole poll never meets skips nothing, and says so', async () => {
+    const feed = memoryFeed(3, 100_000, 'pro');
+    const clock = fakeClock(DAY_S * 1000);
+    const { sink, delivered } = memorySink();
+    const { lines, log } = warnings();
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0, once: true, skip: 'e2' }),
+      deps(feed.api, clock, { sink, log, statePath: path }),
+      clock.signal,
+    );
+    expect(result).toEqual({ code: 0 });
+    expect(delivered).toEqual(['e1', 'e2', 'e3']);
+    expect(lines).toEqual(['--skip e2: no change that cannot be read was met, so nothing was skipped']);
+    expect(JSON.parse(readFileSync(path, 'utf8')).skipped).toBeUndefined();
+  });
+
+  it('a skip whose latest breaks the contract (past the clock) moves nothing: it stops, naming the latest', async () => {
+    const feed = feedWithUnreadable(5, 3, 9_000_000_000_000);
+    const clock = fakeClock(DAY_S * 1000);
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0, skip: 'e3' }),
+      deps(feed.api, clock, { statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(1);
+    expect(result.message).toMatch(/latest=9000000000000, .* past this machine's clock/);
+    expect(result.message).toContain('The cursor stays at 2');
+    expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(2);
+  });
 
   it('delivers every change before it, then stops with exit 1 naming where it is, the cursor just before it', async () => {
     const feed = feedWithUnreadable(250, 150);
@@ -541,7 +642,7 @@ describe('a change too large to read', () => {
       clock.signal,
     );
     expect(result.code).toBe(1);
-    expect(result.message).toContain('The change after change time 149 cannot be read');
+    expect(result.message).toContain('The change "e150" after change time 149 cannot be read');
     expect(result.message).toContain(tooLong);
     expect(delivered).toEqual(Array.from({ length: 149 }, (_, i) => `e${i + 1}`));
     expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(149);
