@@ -13,7 +13,9 @@
  * 2. index's, as an ECMAScript module with each of those kept as an import of its own: what esbuild
  *    leaves of those imports, after tree shaking, is exactly what index uses from each.
  * server.cjs then keeps only what it did plus those bindings: its tree shaking, and so its start-up,
- * hardly change. CommonJS modules are not shared: their interop differs between the two sides.
+ * hardly change. A binding that is itself a namespace is the exception: zod's `z`, taken by a module
+ * of the command line, kept all of zod in server.cjs, locales included (+350 KB). The package-size
+ * test (test/e2e/package.test.ts) fails on such a slip; the command line validates by hand instead. CommonJS modules are not shared: their interop differs between the two sides.
  *
  * Loading server.cjs costs the command line nothing it did not pay before: it ran the same modules.
  * Figures (gzipped, as the package is): docs/benchmarks.md, "Package size".

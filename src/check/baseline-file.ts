@@ -5,7 +5,6 @@
  * only); written atomically, keeping its mode, without the key (it holds none).
  */
 
-import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { modeToKeep, writeFileAtomic } from '../store/atomic-file.js';
 import { openRegular, readHead } from '../store/open-regular.js';
@@ -16,17 +15,32 @@ import type { BaselineEntry } from './report.js';
 /** A baseline larger than this is refused: a real one is a few KB. */
 const MAX_BASELINE_BYTES = 16 * 1024 * 1024;
 
-const BaselineSchema = z.object({
-  version: z.literal(1),
-  findings: z.array(
-    z.object({
-      path: z.string(),
-      text: z.string(),
-      kind: z.enum(FINDING_KINDS),
-      count: z.number().int().positive(),
-    }),
-  ),
-});
+/**
+ * The entries of a baseline document, or what is wrong with it. Checked by hand, not with zod: this
+ * module is the command line's, and zod's `z` taken from the server's bundle would keep all of zod
+ * there, locales included (scripts/shared-modules.ts).
+ */
+function baselineEntries(document: unknown): BaselineEntry[] | string {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not an object';
+  const { version, findings } = document as { version?: unknown; findings?: unknown };
+  if (version !== 1) return `version ${JSON.stringify(version) ?? 'missing'}, not 1`;
+  if (!Array.isArray(findings)) return 'no "findings" list';
+  const entries: BaselineEntry[] = [];
+  for (const [i, entry] of findings.entries()) {
+    const { path, text, kind, count } = (entry ?? {}) as Record<string, unknown>;
+    if (
+      typeof path !== 'string' ||
+      typeof text !== 'string' ||
+      !(FINDING_KINDS as readonly unknown[]).includes(kind) ||
+      !Number.isSafeInteger(count) ||
+      (count as number) < 1
+    ) {
+      return `finding ${i + 1} is not { path, text, kind, count }`;
+    }
+    entries.push({ path, text, kind: kind as BaselineEntry['kind'], count: count as number });
+  }
+  return entries;
+}
 
 const refuse = (path: string, why: string) =>
   new ConfigError(
@@ -53,15 +67,9 @@ export async function readBaseline(path: string): Promise<BaselineEntry[]> {
   } catch {
     throw refuse(path, 'is not JSON');
   }
-  const baseline = BaselineSchema.safeParse(parsed);
-  if (!baseline.success) {
-    const issue = baseline.error.issues[0];
-    throw refuse(
-      path,
-      `is not a baseline of this version (${issue?.path.join('.') || 'the document'}: ${issue?.message})`,
-    );
-  }
-  return baseline.data.findings;
+  const entries = baselineEntries(parsed);
+  if (typeof entries === 'string') throw refuse(path, `is not a baseline of this version (${entries})`);
+  return entries;
 }
 
 export async function writeBaseline(path: string, entries: readonly BaselineEntry[]): Promise<void> {

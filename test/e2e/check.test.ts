@@ -243,11 +243,24 @@ describe('check', () => {
   });
 
   it('refuses bad flags with exit 2, naming them', async () => {
+    writeFileSync(join(tree, 'old.json'), JSON.stringify({ version: 2, findings: [] }));
+    writeFileSync(
+      join(tree, 'odd.json'),
+      JSON.stringify({ version: 1, findings: [{ path: 'a', kind: 'deprecated' }] }),
+    );
     for (const [args, message] of [
       [['--since', 'yesterday'], '--since takes a date, e.g. 2026-10-01'],
       [['--max-file-size', '-1'], '--max-file-size takes a size in MiB'],
       [['--format', 'xml'], "argument 'xml' is invalid"],
       [['--baseline', 'missing.json'], '--baseline missing.json does not exist'],
+      [
+        ['--baseline', 'old.json'],
+        '--baseline old.json is not a baseline of this version (version 2, not 1)',
+      ],
+      [
+        ['--baseline', 'odd.json'],
+        'is not a baseline of this version (finding 1 is not { path, text, kind, count })',
+      ],
     ] as const) {
       const result = await check([...args]);
       expect(result.code, args.join(' ')).toBe(2);
