@@ -205,6 +205,11 @@ function addWatchCommand(
       '--skip <changeId>',
       'move past this one change that cannot be read, undelivered (the watcher names it when it stops); recorded in the state file',
     )
+    .option(
+      '--uses <path>',
+      'deliver only the changes that concern a model the code under this path names (repeatable; as check finds them)',
+      (path: string, paths: string[] = []) => [...paths, path],
+    )
     .option('--jsonl <file>', 'append each change as a JSON line to this file (fsynced)')
     .option('--exec <command>', 'run this shell command once per change, the change on its stdin')
     .option(

@@ -96,6 +96,7 @@ export function watchOptions(overrides: Partial<WatchOptions> = {}): WatchOption
     once: false,
     maxAttempts: 10,
     skip: undefined,
+    uses: [],
     sink: { kind: 'stdout' },
     ...overrides,
   };

@@ -6,6 +6,7 @@
 
 import { homedir } from 'node:os';
 import { sleep } from '../api/abort.js';
+import type { ChangeEvent } from '../api/schemas.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
@@ -179,6 +180,15 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
       feedHash: feedHash(service, options.filters),
     });
     log.info(`delivering to ${sink.label}${options.once ? ', once' : ''}`);
+    let concerns: ((event: ChangeEvent) => boolean) | undefined;
+    if (options.uses.length) {
+      const { modelsUsedUnder } = await import('../check/uses.js');
+      const used = await modelsUsedUnder(runtime.api, options.uses, controller.signal);
+      concerns = used.concerns;
+      log.info(
+        `--uses: ${used.models.length} ${used.models.length === 1 ? 'model' : 'models'} named in ${used.scanned} ${used.scanned === 1 ? 'file' : 'files'}${used.models.length ? ` (${used.models.join(', ')})` : ''}; only changes that concern them are delivered`,
+      );
+    }
     const result = await runWatcher(
       options,
       {
@@ -192,6 +202,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         sleep,
         random: Math.random,
         checkLock: lock.check,
+        concerns,
       },
       controller.signal,
     );

@@ -21,6 +21,7 @@ export interface WatchFlags {
   once?: boolean;
   maxAttempts?: string;
   skip?: string;
+  uses?: string[];
   jsonl?: string;
   exec?: string;
   webhook?: string;
@@ -57,6 +58,11 @@ export interface WatchOptions {
   maxAttempts: number;
   /** The id of the one unreadable change to move past, undelivered; undefined: none. */
   skip: string | undefined;
+  /**
+   * `--uses`: paths (absolute) whose code names the models to deliver changes about; empty: every
+   * change is delivered.
+   */
+  uses: string[];
   sink: SinkChoice;
 }
 
@@ -117,7 +123,8 @@ function parseModel(raw: string | undefined, shown: Shown): string | undefined {
 
 function parsePath(raw: string | undefined, flag: string, cwd: string): string | undefined {
   if (raw === undefined) return undefined;
-  if (raw.trim() === '' || raw.includes('\0')) fail(flag, 'needs a file path.');
+  if (raw.trim() === '' || raw.includes('\0'))
+    fail(flag, flag === '--uses' ? 'needs a file or folder path.' : 'needs a file path.');
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
 }
 
@@ -222,6 +229,7 @@ export function parseWatchFlags(flags: WatchFlags, { cwd, env, secrets }: ParseC
         ? DEFAULT_MAX_ATTEMPTS
         : wholeNumber(flags.maxAttempts, '--max-attempts', 1, 1000, 'a whole number from 1 to 1000', shown),
     skip: parseSkip(flags.skip, shown),
+    uses: (flags.uses ?? []).map((path) => parsePath(path, '--uses', cwd) as string),
     sink: chooseSink(flags, cwd, env, shown),
   };
 }

@@ -15,6 +15,8 @@ export interface StatusFields {
   callsLeft: number | null | undefined;
   /** Why polling waits, e.g. "rate limited until 14:02:11". */
   note: string | undefined;
+  /** With `--uses`: "n of m concern your code", this run's. */
+  concerning?: string | undefined;
 }
 
 export interface StatusLine {
@@ -40,6 +42,7 @@ export function renderStatus(fields: StatusFields, now: number): string {
     `cursor ${fields.cursor ?? '-'}`,
     `${fields.delivered} delivered`,
   ];
+  if (fields.concerning) parts.push(fields.concerning);
   if (fields.nextPoll !== undefined) {
     const seconds = Math.max(0, Math.ceil((fields.nextPoll - now) / 1000));
     parts.push(`next poll ${clock(fields.nextPoll)} (in ${seconds} s)`);

@@ -5,6 +5,7 @@
  */
 
 import type { FeedApi } from '../api/client.js';
+import type { ChangeEvent } from '../api/schemas.js';
 import { describeError } from '../describe-error.js';
 import {
   AuthError,
@@ -45,6 +46,11 @@ export interface WatcherDeps {
   random(): number;
   /** Throws unless this process still holds the state file's lock: asked before every save. */
   checkLock?(): Promise<void>;
+  /**
+   * `--uses`: whether a change concerns the code; the others are passed over, counted, and the
+   * cursor moves past them all the same. Absent: every change is delivered.
+   */
+  concerns?(event: ChangeEvent): boolean;
 }
 
 export interface WatchResult {
@@ -98,18 +104,29 @@ export async function runWatcher(
     status.update({ cursor, delivered: state.delivered, callsLeft: api.rateLimit?.remaining });
   };
 
+  // This run's changes, and (with --uses) how many of them concerned the code.
+  const run = { seen: 0, concerning: 0 };
+  const concerningNote = () =>
+    deps.concerns ? `${run.concerning} of ${run.seen} concern your code` : undefined;
+
   const accept = async (page: FeedPage) => {
     // The first answer told the tier: an interval it does not allow is refused before any delivery.
     const refusal = settleInterval();
     if (refusal) throw new ConfigError(refusal, '--interval', '--interval');
+    let delivered = 0;
     for (const item of page.items) {
+      run.seen++;
+      if (deps.concerns && !deps.concerns(item.event)) continue;
+      run.concerning++;
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
       await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
+      delivered++;
     }
     await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
-    // Only now, with every change of the page accepted, may the cursor move past them.
-    await save(page.cursor, page.items.length);
+    // Only now, with every change of the page accepted (or passed over), may the cursor move past them.
+    await save(page.cursor, delivered);
+    if (deps.concerns) status.update({ concerning: concerningNote() });
   };
 
   // The one change `--skip` names: moved past once, when the drain meets it unreadable.
@@ -199,7 +216,13 @@ export async function runWatcher(
       failures = 0;
       const refusal = settleInterval();
       if (refusal) return { code: 2, message: refusal };
-      if (options.once) return { code: 0 };
+      if (options.once) {
+        const concerning = concerningNote();
+        log.info(
+          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}`,
+        );
+        return { code: 0 };
+      }
     } catch (error) {
       if (signal.aborted) return { code: 0 };
       if (error instanceof ConfigError) return { code: 2, message: error.message };

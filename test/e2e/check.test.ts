@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildDataset } from '../../src/sandbox/dataset.js';
+import { loadBundledData } from '../../src/sandbox/raw-data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
 import { run, scrubbedEnv } from './harness.js';
@@ -266,5 +268,44 @@ describe('check', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(message);
     }
+  });
+});
+
+describe('watch --uses', () => {
+  it("delivers only the changes that concern the fixture's models; the cursor moves past the others", async () => {
+    const state = join(tempFolder('mf-check-uses-'), 'state.json');
+    const watch = (args: string[]) =>
+      run(
+        ['watch', '--since', '0', '--once', '--state', state, '--uses', 'src', '--uses', 'config', ...args],
+        env,
+        {
+          cwd: tree,
+        },
+      );
+    const first = await watch([]);
+    expect(first.code, first.stderr).toBe(0);
+    const delivered = first.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { data: { eventType: string; model: { name: string } } })
+      .map((e) => `${e.data.eventType} ${e.data.model.name}`);
+    expect(delivered).toEqual([
+      'deprecation Devstral 2 2512',
+      'price_change Devstral 2 2512',
+      'deprecation Devstral 2 2512',
+      'price_change GLM 5.1',
+      'api_change GLM 5.1',
+    ]);
+    const total = buildDataset(loadBundledData()).events.length;
+    expect(first.stderr).toContain(
+      '--uses: 3 models named in 2 files (mistralai/devstral-2512, openai/gpt-4o-mini, z-ai/glm-5.1)',
+    );
+    expect(first.stderr).toContain(`--once: ${total} new changes, 5 of ${total} concern your code`);
+    // Every change was passed, delivered or not: the next run starts after the newest.
+    const saved = JSON.parse(readFileSync(state, 'utf8')) as { cursor: number; delivered: number };
+    expect(saved.delivered).toBe(5);
+    const again = await watch([]);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toContain('--once: 0 new changes, 0 of 0 concern your code');
   });
 });

@@ -27,6 +27,22 @@ describe('the status line', () => {
     expect(line).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202a-\u202e]/);
   });
 
+  it("with --uses, says how many of this run's changes concern the code", () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    const fields = {
+      lastPoll: now,
+      cursor: 5,
+      delivered: 5,
+      nextPoll: undefined,
+      callsLeft: undefined,
+      note: undefined,
+    };
+    expect(renderStatus({ ...fields, concerning: '5 of 53 concern your code' }, now)).toBe(
+      'watch: last poll 10:00:00 · cursor 5 · 5 delivered · 5 of 53 concern your code',
+    );
+    expect(renderStatus(fields, now)).not.toContain('concern');
+  });
+
   it('stays one line whatever the note quotes: no line break of any kind', () => {
     const line = renderStatus(
       {
