@@ -74,8 +74,13 @@ export function findingsFor(input: FindingsInput): (modelId: string) => Finding[
     }
   }
 
+  // The same model is often referenced many times: its findings are worked out once.
+  const known = new Map<string, Finding[]>();
   return (modelId) => {
+    const held = known.get(modelId);
+    if (held) return held;
     const findings: Finding[] = [];
+    known.set(modelId, findings);
     const notice = notices.get(modelId);
     if (notice) {
       findings.push({

@@ -250,8 +250,29 @@ export function closeness(unlisted: string, listed: string): number | undefined 
   return differsByOnePart(unlisted, listed) ? 1 : undefined;
 }
 
-/** `vendor/name` shaped tokens: what a catalog id looks like. */
-const ID_SHAPED = /[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*/g;
+/**
+ * Runs of the characters ids are made of, slashes included. One character class and nothing after
+ * it: each match is a maximal run, found without backtracking, so the scan stays linear whatever the
+ * text (a pattern like `[\w.-]*\/` would retry every start of a long run without a slash).
+ */
+const ID_RUN = /[A-Za-z0-9._:/-]+/g;
+/** A segment a `vendor/name` token can be made of: it starts with a letter or digit. */
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/**
+ * The `vendor/name` shaped tokens of a run: every two neighbouring `/`-separated segments, so that
+ * the id inside a path or URL is seen too. Offsets are the text's.
+ */
+function* idShaped(run: string, at: number): Generator<{ start: number; token: string }> {
+  if (!run.includes('/')) return;
+  const segments = run.split('/');
+  let offset = at;
+  for (let i = 0; i + 1 < segments.length; i++) {
+    const [vendor, name] = [segments[i]!, segments[i + 1]!];
+    if (SEGMENT.test(vendor) && SEGMENT.test(name)) yield { start: offset, token: `${vendor}/${name}` };
+    offset += vendor.length + 1;
+  }
+}
 
 export function compileMatcher(models: readonly CatalogNames[]): ModelMatcher {
   const automaton = compile(collectPatterns(models));
@@ -292,36 +313,41 @@ export function compileMatcher(models: readonly CatalogNames[]): ModelMatcher {
     nearMisses(text, references) {
       const misses: NearMiss[] = [];
       let next = 0;
-      for (const match of text.matchAll(ID_SHAPED)) {
-        const start = match.index;
-        // A trailing `.` ends a sentence, not the token.
-        const token = match[0].replace(/\.+$/, '');
-        const end = start + token.length;
-        if (!isWholeToken(text, start, end)) continue;
-        const folded = token.toLowerCase();
-        if (listed.has(folded) || !byVendor.has(folded.slice(0, folded.indexOf('/')))) continue;
-        while (next < references.length && references[next]!.end <= start) next++;
-        if (next < references.length && references[next]!.start < end) continue;
-        const suggestions = suggest(folded);
-        if (suggestions.length) misses.push({ start, end, suggestions });
+      for (const run of text.matchAll(ID_RUN)) {
+        for (const { start, token: raw } of idShaped(run[0], run.index)) {
+          // A trailing `.` or `:` ends a sentence or a label, not the token.
+          const token = raw.replace(/[.:]+$/, '');
+          const end = start + token.length;
+          if (!isWholeToken(text, start, end)) continue;
+          const folded = token.toLowerCase();
+          if (listed.has(folded) || !byVendor.has(folded.slice(0, folded.indexOf('/')))) continue;
+          while (next < references.length && references[next]!.end <= start) next++;
+          if (next < references.length && references[next]!.start < end) continue;
+          const suggestions = suggest(folded);
+          if (suggestions.length) misses.push({ start, end, suggestions });
+        }
       }
       return misses;
     },
   };
 }
 
-/** 1-based line and column (UTF-16 code units) of each offset; `offsets` ascending. */
+/**
+ * 1-based line and column (UTF-16 code units) of each offset; `offsets` ascending. One pass over the
+ * text: the next line break is looked for once, not once per offset (which, on a 50 MB line without
+ * one, cost 50 MB per reference).
+ */
 export function locate(text: string, offsets: readonly number[]): { line: number; column: number }[] {
   const places: { line: number; column: number }[] = [];
   let line = 1;
   let lineStart = 0;
-  let scanned = 0;
+  let newline = text.indexOf('\n');
   for (const offset of offsets) {
-    for (let at = text.indexOf('\n', scanned); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
+    while (newline !== -1 && newline < offset) {
       line++;
-      lineStart = at + 1;
+      lineStart = newline + 1;
+      newline = text.indexOf('\n', lineStart);
     }
-    scanned = Math.max(scanned, lineStart);
     places.push({ line, column: offset - lineStart + 1 });
   }
   return places;

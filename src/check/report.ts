@@ -59,21 +59,27 @@ export interface BaselineEntry {
 
 export const SILENCING_MARK = 'model-feed-ignore';
 
-/** The text of the line holding `offset`, and of the line before it (empty for the first). */
-export function linesAround(text: string, offset: number): { line: string; previous: string } {
-  const start = text.lastIndexOf('\n', offset - 1) + 1;
-  const end = text.indexOf('\n', offset);
-  const previousStart = start > 0 ? text.lastIndexOf('\n', start - 2) + 1 : start;
-  return {
-    line: text.slice(start, end === -1 ? text.length : end),
-    previous: text.slice(previousStart, Math.max(previousStart, start - 1)),
-  };
-}
-
-/** Whether a reference at `offset` is silenced by a `model-feed-ignore` comment. */
-export function isSilenced(text: string, offset: number): boolean {
-  const { line, previous } = linesAround(text, offset);
-  return line.includes(SILENCING_MARK) || previous.includes(SILENCING_MARK);
+/**
+ * The lines (1-based) whose references are silenced: each line holding `model-feed-ignore`, and the
+ * line after it. One pass over the text, whatever its shape: a 50 MB minified line costs no more
+ * than its bytes (asking per reference for its line's text would cost bytes x references there).
+ */
+export function silencedLines(text: string): Set<number> {
+  const lines = new Set<number>();
+  let line = 1;
+  let newline = text.indexOf('\n');
+  for (
+    let at = text.indexOf(SILENCING_MARK);
+    at !== -1;
+    at = text.indexOf(SILENCING_MARK, at + SILENCING_MARK.length)
+  ) {
+    while (newline !== -1 && newline < at) {
+      line++;
+      newline = text.indexOf('\n', newline + 1);
+    }
+    lines.add(line).add(line + 1);
+  }
+  return lines;
 }
 
 const baselineKey = (path: string, text: string, kind: FindingKind) =>

@@ -127,7 +127,13 @@ describe('references', () => {
     const elapsed = performance.now() - started;
     expect(refs).toHaveLength(text.length / chunk.length);
     expect(refs.every((r) => r.modelId === 'openai/gpt-4o-mini')).toBe(true);
-    expect(locate(text, [refs.at(-1)!.start])).toEqual([{ line: 1, column: refs.at(-1)!.start + 1 }]);
+    // Every reference placed, in one pass: looking for the line break again per reference cost
+    // 5 MB each on this line without one.
+    const places = locate(
+      text,
+      refs.map((r) => r.start),
+    );
+    expect(places.at(-1)).toEqual({ line: 1, column: refs.at(-1)!.start + 1 });
     // Bytes, not bytes x models: generous for a loaded machine (about 50 ms when idle).
     expect(elapsed).toBeLessThan(5000);
   });
@@ -157,6 +163,22 @@ describe('near misses', () => {
     expect(
       misses('openai/gpt-4o meta-llama/Llama-3.1-8B-Instruct src/gpt-4x acme/gpt-4x openai/whisper-large'),
     ).toEqual([]);
+  });
+
+  it('stays linear on hostile text: a long run without a slash, a long run of slashes', () => {
+    const started = performance.now();
+    expect(matcher.nearMisses('a'.repeat(4_000_000), [])).toEqual([]);
+    expect(matcher.nearMisses('ab/'.repeat(1_000_000), [])).toEqual([]);
+    expect(matcher.nearMisses(`${'x'.repeat(1_000_000)}/openai/gpt-4x`, [])).toHaveLength(1);
+    // About 100 ms when idle; a backtracking scan takes hours on the first string.
+    expect(performance.now() - started).toBeLessThan(4000);
+  });
+
+  it('finds the id inside a path or a URL', () => {
+    // The pairs of neighbouring segments are tried: example.com/openai (no such vendor), openai/gpt-4x.
+    expect(misses('see https://example.com/openai/gpt-4x/docs and src/openai/gpt4o.ts')).toEqual([
+      ['openai/gpt-4x', ['openai/gpt-4', 'openai/gpt-4o', 'openai/gpt-4.1']],
+    ]);
   });
 
   it('is not reported where a reference already covers the text', () => {

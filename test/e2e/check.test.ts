@@ -244,6 +244,29 @@ describe('check', () => {
     expect(sandbox.requests).toEqual([]);
   });
 
+  it('without the service: exit 1 saying no cached catalog is young enough; with one, it checks and says how old', async () => {
+    const down = await run(
+      ['check', '--format', 'json'],
+      { ...env, MODEL_FEED_BASE_URL: 'http://127.0.0.1:9' },
+      { cwd: tree },
+    );
+    expect(down.code).toBe(1);
+    expect(down.stdout).toBe('');
+    expect(down.stderr).toContain('No cached catalog is young enough to check against instead');
+
+    // A service of its own, closed after one run: the next run past the TTL answers from the copy.
+    const own = await startSandbox({ tier: 'pro' });
+    const ownEnv = { ...env, MODEL_FEED_API_KEY: own.key, MODEL_FEED_BASE_URL: own.url };
+    const fresh = await run(['check', '--cache-ttl', '1', '--format', 'json'], ownEnv, { cwd: tree });
+    expect(fresh.code, fresh.stderr).toBe(1);
+    await own.close();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const stale = await run(['check', '--cache-ttl', '1', '--format', 'json'], ownEnv, { cwd: tree });
+    expect(stale.code, stale.stderr).toBe(1);
+    expect(stale.stderr).toMatch(/checked against a copy of the catalog \d+ s old/);
+    expect(JSON.parse(stale.stdout).references).toEqual(JSON.parse(fresh.stdout).references);
+  });
+
   it('refuses bad flags with exit 2, naming them', async () => {
     writeFileSync(join(tree, 'old.json'), JSON.stringify({ version: 2, findings: [] }));
     writeFileSync(
