@@ -95,6 +95,11 @@ function renderText(report: CheckReport): string {
       (skipped.length ? `; skipped: ${skipped.join(', ')}` : '') +
       '.',
   );
+  if (s.repeatsNotListed) {
+    lines.push(
+      `${s.repeatsNotListed} repeated ${s.repeatsNotListed === 1 ? 'reference' : 'references'} past a file's first 1,000 not listed (each text and model is listed once).`,
+    );
+  }
   if (s.notPriceChecked.length) {
     lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
   }

@@ -31,6 +31,8 @@ export interface WalkSummary {
   tooLarge: number;
   binary: number;
   other: number;
+  /** Repeated references past a file's first 1,000, counted but not listed (scan.ts). */
+  repeatsNotListed: number;
 }
 
 export interface CheckReport {

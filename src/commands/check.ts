@@ -89,7 +89,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         modelId: r.modelId,
         findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
       })),
-      scan.counts,
+      { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
       { failOn: options.failOn, baseline, notPriceChecked },
     );
     io.stdout(print(renderReport(report, options.format)));
