@@ -41,6 +41,14 @@ function quoted(serviceMessage: string): string {
   return /[.!?]$/.test(serviceMessage) ? `"${serviceMessage}"` : `"${serviceMessage}".`;
 }
 
+/**
+ * `text` closed as a sentence: a full stop unless it already ends with one (or ? or !), as a
+ * service's own words often do ("… POST /api/mcp." must not become "… /api/mcp..").
+ */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** A 401, said once: the service's own advice when it gives one, ours when it does not. */
 function authText(error: AuthError): string {
   const head = `The service rejected the API key (HTTP ${error.status}): it is missing, wrong or revoked.`;
@@ -132,9 +140,9 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
   if (error instanceof NotFoundError) {
     const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
     if (HISTORY_PATH.test(error.request.path)) {
-      return `Not in the catalog (HTTP 404 for ${error.request.path})${said}.`;
+      return sentence(`Not in the catalog (HTTP 404 for ${error.request.path})${said}`);
     }
-    return `Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}. MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.`;
+    return `${sentence(`Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}`)} MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.`;
   }
   if (error instanceof ServerError) {
     const said = error.serviceMessage ? ` It said: ${quoted(error.serviceMessage)}` : '';
@@ -142,7 +150,9 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
   }
   if (error instanceof ApiError) {
     const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
-    return `The service refused the request (HTTP ${error.status} for ${error.request.path})${said}.`;
+    return sentence(
+      `The service refused the request (HTTP ${error.status} for ${error.request.path})${said}`,
+    );
   }
   if (error instanceof TimeoutError) {
     if (error.request.attempts === 0) {

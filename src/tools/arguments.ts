@@ -112,6 +112,8 @@ export function parseArguments<S extends z.ZodType>(
     const value = own(given, name);
     const allowed = describeAllowed(own(props, name));
     if (value === undefined) return `missing required ${noun} ${label(name)}: ${allowed}`;
+    // A rule the JSON Schema cannot say (a refinement) says itself what it wants.
+    if (issue.code === 'custom') return `${label(name)} is ${shown(value)}: ${issue.message}`;
     return `${label(name)} is ${shown(value)}; allowed: ${allowed}`;
   });
   throw new InvalidArgumentsError(`${header}: ${[...new Set(problems)].join('; ')}.`);

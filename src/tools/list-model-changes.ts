@@ -20,7 +20,19 @@ export const listModelChanges = defineTool({
         .optional()
         .describe('Unix seconds: only changes after it, oldest first.'),
       type: z.enum(EVENT_TYPES).optional().describe('Only this kind of change.'),
-      model: z.string().trim().min(1).max(100).optional().describe('Vendor slug, e.g. openai.'),
+      model: z
+        .string()
+        .trim()
+        .min(1)
+        .max(100)
+        // A model id here matches nothing (the filter takes the vendor slug): said, not "0 changes".
+        // A refinement, not a pattern: the tool's JSON Schema stays the hosted endpoint's.
+        .refine((value) => !value.includes('/'), {
+          message:
+            'a vendor slug such as openai is meant, not a model id; give the part before the "/", or use get_model for one model',
+        })
+        .optional()
+        .describe('Vendor slug, e.g. openai.'),
       limit: z.number().int().min(1).max(100).optional().describe('Items per answer (default 20).'),
     }),
   output: () => outputSchemas().ChangesOutput,

@@ -240,6 +240,19 @@ describe('tools over a real MCP client (in memory)', () => {
     expect(requests).toHaveLength(0);
   });
 
+  it('a model id as list_model_changes\' vendor filter is an argument error, not "0 changes"; nothing is sent', async () => {
+    const client = await connect();
+    const result = await call(client, 'list_model_changes', { model: 'openai/gpt-4o' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'Invalid arguments for list_model_changes: "model" is "openai/gpt-4o": a vendor slug such as openai is meant, not a model id; give the part before the "/", or use get_model for one model.',
+    );
+    expect(requests).toHaveLength(0);
+    // A valid slug is forwarded as before.
+    expect((await call(client, 'list_model_changes', { model: 'openai' })).isError).toBeFalsy();
+    expect(requests).toHaveLength(1);
+  });
+
   it('an own "__proto__" argument is never a way to slip in a filter', async () => {
     // The SDK's v2 server reads a request's params into objects of its own, where an own
     // "__proto__" does not survive; the tool sees the call without it (tools/arguments.ts would

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { closestTool, typedFlags, unknownToolMessage } from '../../src/call-flags.js';
 import { resolveConfig } from '../../src/config.js';
 import { describeError } from '../../src/describe-error.js';
-import { AuthError, NetworkError, type RequestFacts, ServerError } from '../../src/errors.js';
+import {
+  ApiError,
+  AuthError,
+  NetworkError,
+  NotFoundError,
+  type RequestFacts,
+  ServerError,
+} from '../../src/errors.js';
 
 const TOOLS = ['list_model_changes', 'get_model', 'search_models'];
 const request: RequestFacts = {
@@ -14,6 +21,25 @@ const request: RequestFacts = {
   proxy: undefined,
 };
 const BASE_URL = { MODEL_FEED_BASE_URL: 'https://feed.example.com' };
+
+describe("the service's words at the end of a sentence", () => {
+  it('end it once: no double full stop after words that end with one', () => {
+    const said = 'No endpoint at /api/v1/changes; the MCP endpoint is POST /api/mcp.';
+    expect(describeError(new NotFoundError(404, said, request, undefined))).toBe(
+      `Nothing at feed.example.com/api/v1/changes?limit=1 (HTTP 404): ${said} MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.`,
+    );
+    expect(describeError(new NotFoundError(404, 'no route', request, undefined))).toContain(
+      '(HTTP 404): no route. ',
+    );
+    const history = { ...request, path: '/api/v1/models/a_b/history' };
+    expect(describeError(new NotFoundError(404, 'Unknown model!', history, undefined))).toBe(
+      'Not in the catalog (HTTP 404 for /api/v1/models/a_b/history): Unknown model!',
+    );
+    expect(describeError(new ApiError(418, 'Short and stout.', request, undefined))).toBe(
+      'The service refused the request (HTTP 418 for /api/v1/changes?limit=1): Short and stout.',
+    );
+  });
+});
 
 describe('call: a tool name that does not exist', () => {
   it('suggests the closest tool: shared words first, then fewest edits', () => {
