@@ -142,8 +142,23 @@ function addCallCommand(
       // The schema's own spelling, as the README and tools/list show it; same value, hidden in help.
       if (kebabFlag(name) !== name) sub.addOption(new Option(`--${name} <value>`).hideHelp());
     }
-    sub.option('--json', 'print the structured result as JSON').action(async (_opts, command: Command) => {
+    // A tool's one required argument may also come first, bare: `call get_model openai/gpt-4o`.
+    const [positional] = required.size === 1 ? [...required] : [];
+    if (positional) sub.argument(`[${positional}]`, `the same as --${kebabFlag(positional)}`);
+    sub.option('--json', 'print the structured result as JSON').action(async (...params: unknown[]) => {
+      const command = params.at(-1) as Command;
       const { json, ...all } = command.optsWithGlobals<Record<string, unknown>>();
+      const bare = positional ? (params[0] as string | undefined) : undefined;
+      if (positional && bare !== undefined) {
+        if (positional in all) {
+          throw new ConfigError(
+            `${positional} was given twice, as "${bare}" and as --${kebabFlag(positional)}: give it once.`,
+            positional,
+            `--${kebabFlag(positional)}`,
+          );
+        }
+        all[positional] = bare;
+      }
       const names = Object.keys(properties);
       const args = Object.fromEntries(names.flatMap((name) => (name in all ? [[name, all[name]]] : [])));
       const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });

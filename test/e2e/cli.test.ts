@@ -227,6 +227,28 @@ describe('messages that fit what people type', () => {
     );
   });
 
+  it("call takes a tool's one required argument bare too, and refuses it given twice", async () => {
+    const bare = await run(['call', 'get_model', 'openai/gpt-4o', '--sandbox', '--json']);
+    expect(bare.code, bare.stderr).toBe(0);
+    const flagged = await run(['call', 'get_model', '--id', 'openai/gpt-4o', '--sandbox', '--json']);
+    expect(bare.stdout).toBe(flagged.stdout);
+    const twice = await run([
+      'call',
+      'get_model',
+      'openai/gpt-4o',
+      '--id',
+      'openai/gpt-4o-mini',
+      '--sandbox',
+    ]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('id was given twice, as "openai/gpt-4o" and as --id: give it once.');
+    const help = await run(['call', 'get_model', '--help']);
+    expect(help.stdout).toContain('Usage: model-feed-mcp call get_model [options] [id]');
+    // Tools without exactly one required argument take none bare.
+    const none = await run(['call', 'search_models', 'openai', '--sandbox']);
+    expect(none.code).toBe(2);
+  });
+
   it('call shows an id shaped like a key as it is: tool arguments are data, not settings to hide', async () => {
     for (const id of ['nvidia/nemotron-3-super-120b-a12b', 'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8']) {
       const result = await run(['call', 'get_model', '--sandbox', '--id', id, '--json']);
