@@ -12,9 +12,9 @@
 
 import { constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { nodeCrypto, nodeFs } from '../lazy-node.js';
-import { FILE_MODE, FOLDER_MODE } from '../store/atomic-file.js';
+import { dirname } from 'node:path';
+import { nodeFs } from '../lazy-node.js';
+import { FILE_MODE, FOLDER_MODE, writeFileAtomic } from '../store/atomic-file.js';
 import { UnusableFileError } from './problems.js';
 
 export interface Owner {
@@ -175,50 +175,6 @@ async function ensureOwnedFolder(folder: string): Promise<Owner> {
   return owner;
 }
 
-async function fsyncFolder(folder: string): Promise<void> {
-  // Not every platform lets a folder be opened for fsync (Windows does not): best effort.
-  try {
-    const handle = await nodeFs().open(folder, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // The rename is still atomic; only its durability across a power cut is less certain.
-  }
-}
-
-/**
- * Replaces `path` atomically, as store/atomic-file.ts does, and also gives the temp file its owner
- * before the rename: the file is never seen with the wrong owner, and a failed chown leaves the
- * old file in place.
- */
-async function replaceOwned(path: string, data: string, mode: number, owner: Owner): Promise<void> {
-  const folder = dirname(path);
-  const temp = join(
-    folder,
-    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`,
-  );
-  const handle = await nodeFs().open(temp, 'wx', mode);
-  try {
-    try {
-      // The umask may have narrowed the mode given to open.
-      await handle.chmod(mode);
-      await giveTo(handle, owner);
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await nodeFs().rename(temp, path);
-  } catch (error) {
-    await nodeFs().rm(temp, { force: true });
-    throw error;
-  }
-  await fsyncFolder(folder);
-}
-
 export interface WritePlan {
   /** The new file's mode. */
   mode: number;
@@ -248,6 +204,10 @@ export async function writeConfig(
       }
     }
   }
-  await replaceOwned(file.path, file.bom ? BOM + text : text, plan.mode, owner);
+  // The temp file gets its owner before the rename: never seen with the wrong one.
+  await writeFileAtomic(file.path, file.bom ? BOM + text : text, {
+    mode: plan.mode,
+    prepare: (temp) => giveTo(temp, owner),
+  });
   return backup;
 }

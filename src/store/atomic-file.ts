@@ -5,6 +5,7 @@
  * Files are user-only (0600) and their folders 0700 when we create them.
  */
 
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 
@@ -33,11 +34,13 @@ async function fsyncFolder(folder: string): Promise<void> {
 /**
  * Replaces `path` with `data` atomically: readers see the old content or the new, never a mix.
  * `mode`: the new file's permissions (set exactly, whatever the umask). @default 0600
+ * `prepare`: done to the temp file before it is written and renamed (setup gives it its owner
+ * there): the file is never seen unprepared, and a failure leaves the old file in place.
  */
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  { mode = FILE_MODE }: { mode?: number } = {},
+  { mode = FILE_MODE, prepare }: { mode?: number; prepare?: (temp: FileHandle) => Promise<void> } = {},
 ): Promise<void> {
   const folder = dirname(path);
   await ensureFolder(folder);
@@ -50,6 +53,7 @@ export async function writeFileAtomic(
     try {
       // Always: under a umask stricter than the mode (0277, say), the open alone would give less.
       await handle.chmod(mode);
+      await prepare?.(handle);
       await handle.writeFile(data);
       await handle.sync();
     } finally {
