@@ -150,6 +150,18 @@ describe('README contents that follow the code', () => {
     expect(Number(changes?.[1])).toBe(dataset.events.length);
   });
 
+  it('claims client support only as verified: the SDK client version the tests run, no desktop client', () => {
+    const { version } = JSON.parse(readText('node_modules/@modelcontextprotocol/client/package.json')) as {
+      version: string;
+    };
+    const section = sections(readme, 2).find((s) => s.title === 'Resources, prompts and completions');
+    expect(section?.body).toContain(`MCP SDK client ${version}`);
+    for (const page of [section?.body ?? '', readText('docs/resources.md')]) {
+      expect(page).not.toMatch(/Shown by|\| (VS Code|Cursor)[^|]*\|\s*$/m);
+    }
+    expect(readText('docs/resources.md')).toContain('Claude Code listens that way');
+  });
+
   it('documents every flag `watch --help` shows, and its environment variable', () => {
     let help = '';
     const io = { stdout: (text: string) => (help += text), stderr: () => {}, env: {} };
