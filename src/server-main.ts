@@ -6,6 +6,7 @@
  * (measured: 120 → 102 ms to the first `tools/list`, docs/benchmarks.md).
  */
 
+import './zod-jitless.js';
 import { resolveConfig } from './config.js';
 import type { CliIo } from './io.js';
 import { reportFailure } from './report-failure.js';
