@@ -6,7 +6,7 @@
  * after would leave a moment in which it could be swapped.
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { nodeFs } from '../lazy-node.js';
 
@@ -88,6 +88,10 @@ export async function openRegular(path: string, rules: OpenRules = {}): Promise<
 
 /** The same, synchronously: for a read asked before every request, where a thread-pool trip costs more. */
 export function openRegularSync(path: string, rules: OpenRules = {}): Opened<number> {
+  // Missing is the usual answer here (no 429 seen, nothing cached yet), and a failed open builds an
+  // exception with its stack: 6 µs against lstat's 0.6 µs (measured, Node 20), about 4 % of a tool
+  // call's own work in a CPU profile. The open below still judges whatever is there.
+  if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return { kind: 'missing' };
   let fd: number;
   try {
     fd = openSync(path, flags(rules));
