@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
 import { kebabFlag, typedFlags, unknownToolMessage } from './call-flags.js';
 import type { CheckFlags } from './check/options.js';
+import type { SandboxFlags } from './commands/sandbox.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
@@ -432,7 +433,11 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       '--live <seconds>',
       'publish a new sample change every <seconds> s (up to 86400), so the feed grows',
     )
-    .action(async (flags: { port?: string; host?: string; live?: string }, command: Command) => {
+    .option(
+      '--tier <tier>',
+      'the tier of the key it accepts: free (1,000 calls a day) or pro (100,000); default pro with --live, so watch can poll every few seconds, else free',
+    )
+    .action(async (flags: SandboxFlags, command: Command) => {
       // Commander reads the runner's options after any subcommand; the sandbox takes none of them
       // but --host, which the runner reads first when it comes before the sandbox's other flags.
       const stray = program.options.find(
@@ -440,7 +445,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       );
       if (stray) {
         command.error(
-          `error: unknown option '${stray.long}' for sandbox: it takes --port, --host and --live (${stray.long} is a setting of the runner that calls a service, not of the sandbox)`,
+          `error: unknown option '${stray.long}' for sandbox: it takes --port, --host, --live and --tier (${stray.long} is a setting of the runner that calls a service, not of the sandbox)`,
           { exitCode: EXIT.usage, code: 'commander.unknownOption' },
         );
       }

@@ -1,9 +1,12 @@
 /** `model-feed-mcp sandbox`: the sandbox service in the foreground, until Ctrl+C. */
 
 import { ConfigError } from '../errors.js';
+import { defaultIntervalS } from '../feed/schedule.js';
 import type { CliIo } from '../io.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import type { Tier } from '../sandbox/keys.js';
 import { serveMcpEndpoint } from '../sandbox/mcp-endpoint.js';
+import { DAILY_LIMITS } from '../sandbox/quota.js';
 import { startSandbox } from '../sandbox/server.js';
 
 export interface SandboxFlags {
@@ -11,6 +14,8 @@ export interface SandboxFlags {
   host?: string | undefined;
   /** Seconds between two published changes; absent: the feed does not grow. */
   live?: string | undefined;
+  /** Tier of the key it accepts: `free` or `pro`; absent: pro with `live`, else free. */
+  tier?: string | undefined;
 }
 
 /** A day: a longer interval would look like a sandbox that never publishes. */
@@ -43,6 +48,27 @@ function parseLive(raw: string | undefined): number | undefined {
     );
   }
   return Math.round(seconds * 1000);
+}
+
+/**
+ * The tier of the key the sandbox accepts. A live sandbox is for watching changes arrive, which the
+ * free tier's 1,000 calls a day allow only every 346 s (87 s at the least): so pro there. A still one
+ * stays free, the tier a new key of the service has, so that its limits are the ones a user meets.
+ */
+function parseTier(raw: string | undefined, live: boolean): Tier {
+  if (raw === undefined) return live ? 'pro' : 'free';
+  const tier = raw.trim().toLowerCase();
+  if (tier !== 'free' && tier !== 'pro') {
+    throw new ConfigError(`--tier must be free or pro; got "${raw}".`, 'tier', '--tier');
+  }
+  return tier;
+}
+
+/** The tier as the sandbox prints it: its daily limit, and what that means for `watch`. */
+function tierLine(tier: Tier): string {
+  const limit = DAILY_LIMITS[tier].toLocaleString('en-US');
+  const other = tier === 'free' ? 'pro' : 'free';
+  return `${tier}: ${limit} calls a day, so watch polls every ${defaultIntervalS(DAILY_LIMITS[tier])} s by default (--tier ${other} for ${defaultIntervalS(DAILY_LIMITS[other])} s)`;
 }
 
 /** Why the socket could not be opened, as a mistake in the flags the user can fix. */
@@ -81,6 +107,7 @@ function shellWord(value: string): string {
 export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number> {
   const port = parsePort(flags.port);
   const liveMs = parseLive(flags.live);
+  const tier = parseTier(flags.tier, liveMs !== undefined);
   const host = flags.host?.trim() || '127.0.0.1';
   const chosenKey = io.env.MODEL_FEED_API_KEY?.trim() || undefined;
   if (chosenKey !== undefined && !/^[\x21-\x7e]+$/.test(chosenKey)) {
@@ -93,6 +120,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
     port,
     host,
     key: chosenKey,
+    tier,
     mcp: serveMcpEndpoint,
     live: liveMs === undefined ? undefined : { everyMs: liveMs },
     log: (level, message) => {
@@ -121,6 +149,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
       'Model Change Feed sandbox: sample data, not the live service.',
       `  base URL  ${sandbox.url}`,
       `  API key   ${keyLine}`,
+      `  tier      ${tierLine(tier)}`,
       `  REST      ${sandbox.url}/api/v1/changes, /api/v1/models, /api/v1/models/{slug}/history`,
       `  MCP       POST ${sandbox.url}/api/mcp (Authorization: Bearer <key>)`,
       'Paste into another shell to point call, doctor and watch at it:',
