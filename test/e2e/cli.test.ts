@@ -334,7 +334,7 @@ describe('messages that fit what people type', () => {
     expect(runnerFlag.code).toBe(2);
     expect(runnerFlag.stdout).toBe('');
     expect(runnerFlag.stderr.split('\n')[0]).toBe(
-      "error: unknown option '--timeout' for sandbox: it takes --port, --host and --live (--timeout is a setting of the runner that calls a service, not of the sandbox)",
+      "error: unknown option '--timeout' for sandbox: it takes --port, --host, --live and --tier (--timeout is a setting of the runner that calls a service, not of the sandbox)",
     );
     const sandboxFlag = await run(['sandbox', '--sandbox']);
     expect(sandboxFlag.code).toBe(2);
