@@ -22,7 +22,7 @@ import {
   runProgram,
   spawnableClaude,
 } from '../setup/clients/claude-cli.js';
-import { CLIENTS, type ClientDef, findClient } from '../setup/clients/index.js';
+import { CLIENTS, type ClientDef, closestClientName, findClient, nextSteps } from '../setup/clients/index.js';
 import { lineDiff } from '../setup/diff.js';
 import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
@@ -37,7 +37,7 @@ import {
 } from '../setup/prompt.js';
 import { type ConfigFile, readConfig, userOnly, writeConfig } from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
-import { terminalSafe } from '../text/terminal.js';
+import { oneLine, terminalSafe } from '../text/terminal.js';
 import { authenticate } from './doctor.js';
 
 export interface SetupFlags extends ConfigFlags {
@@ -141,8 +141,13 @@ async function chooseTargets(
     const names = flags.client.flatMap((v) => v.split(',')).filter((v) => v.trim());
     return names.map((name) => {
       const client = findClient(name);
-      if (!client)
-        throw new Stop(EXIT.usage, `Unknown client "${terminalSafe(name)}". Known clients: ${CLIENT_NAMES}.`);
+      if (!client) {
+        const closest = closestClientName(name);
+        throw new Stop(
+          EXIT.usage,
+          `Unknown client "${oneLine(name)}".${closest ? ` Did you mean ${closest}?` : ''} Known clients: ${CLIENT_NAMES}.`,
+        );
+      }
       return targets.find((t) => t.client === client)!;
     });
   }
@@ -513,20 +518,17 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
     entry = entryFor(launch, config.baseUrl ?? baseUrl, config.apiKey);
     vscodeEntry = entryFor(launch, config.baseUrl ?? baseUrl, undefined);
   }
-  let failed = 0;
+  const configured: ClientDef[] = [];
   for (const target of chosen) {
     const forClient = target.client.keyInFile ? entry : vscodeEntry;
     const ok = target.claude
       ? await applyWithClaude(target.claude, forClient, ctx)
       : await applyToFile(target, forClient, ctx);
-    if (!ok) failed++;
+    if (ok) configured.push(target.client);
   }
-  if (!flags.remove && !ctx.print && failed < chosen.length) {
-    io.stderr(
-      'Restart each client to load the server (quit Claude Desktop fully). VS Code asks for the key the first time the server starts.\n',
-    );
-  }
-  return failed ? EXIT.failed : EXIT.ok;
+  const next = flags.remove || ctx.print ? undefined : nextSteps(configured, SERVER_NAME);
+  if (next) io.stderr(`${next}\n`);
+  return configured.length < chosen.length ? EXIT.failed : EXIT.ok;
 }
 
 export async function runSetup(
