@@ -7,13 +7,14 @@
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { type ConfigFlags, ENV, resolveConfig } from '../config.js';
+import { type Config, type ConfigFlags, ENV, resolveConfig } from '../config.js';
 import { describeError, describeFileError } from '../describe-error.js';
-import { ConfigError } from '../errors.js';
+import { AuthError, ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { nodeFs } from '../lazy-node.js';
 import { createLogger } from '../log.js';
+import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../setup/answers.js';
 import { findBackups, judgeBackups } from '../setup/backups.js';
 import {
   claudeAddArgs,
@@ -22,22 +23,27 @@ import {
   runProgram,
   spawnableClaude,
 } from '../setup/clients/claude-cli.js';
-import { CLIENTS, type ClientDef, findClient } from '../setup/clients/index.js';
+import { CLIENTS, type ClientDef, closestClientName, findClient, nextSteps } from '../setup/clients/index.js';
 import { lineDiff } from '../setup/diff.js';
 import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
 import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../setup/problems.js';
 import {
   askLine,
+  askUntilValid,
+  InputEnded,
+  MAX_ANSWERS,
   PromptCancelled,
   parseChoice,
   readHidden,
   readPipedLine,
+  TooManyAnswers,
   type TtyInput,
 } from '../setup/prompt.js';
 import { type ConfigFile, readConfig, userOnly, writeConfig } from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
-import { terminalSafe } from '../text/terminal.js';
+import { echoValue, redactSecrets } from '../text/redact.js';
+import { oneLine, terminalSafe } from '../text/terminal.js';
 import { authenticate } from './doctor.js';
 
 export interface SetupFlags extends ConfigFlags {
@@ -131,6 +137,20 @@ class Stop extends Error {
   }
 }
 
+/** The service refused the key (401): at a terminal, where it was typed, it is asked for again. */
+class KeyRejected extends Stop {
+  constructor(readonly error: AuthError) {
+    super(EXIT.failed, `${describeError(error)}\nNothing was written.`);
+  }
+}
+
+/** How to skip each question next time, said when setup stops on too many unusable answers. */
+const SKIP_QUESTION: Record<string, string> = {
+  'choice of clients': 'or name them with --client <name>',
+  'base URL': `or give it with --base-url <url>`,
+  'API key': `or pipe it on stdin (\`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`)`,
+};
+
 async function chooseTargets(
   flags: SetupFlags,
   targets: Target[],
@@ -141,8 +161,13 @@ async function chooseTargets(
     const names = flags.client.flatMap((v) => v.split(',')).filter((v) => v.trim());
     return names.map((name) => {
       const client = findClient(name);
-      if (!client)
-        throw new Stop(EXIT.usage, `Unknown client "${terminalSafe(name)}". Known clients: ${CLIENT_NAMES}.`);
+      if (!client) {
+        const closest = closestClientName(name);
+        throw new Stop(
+          EXIT.usage,
+          `Unknown client "${oneLine(name)}".${closest ? ` Did you mean ${closest}?` : ''} Known clients: ${CLIENT_NAMES}.`,
+        );
+      }
       return targets.find((t) => t.client === client)!;
     });
   }
@@ -169,42 +194,107 @@ async function chooseTargets(
     );
   });
   const defaults = targets.flatMap((t, i) => (t.detected ? [i] : []));
-  for (;;) {
-    const answer = await askLine(
-      facts.stdin,
-      io.stderr,
-      `Configure which? Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `,
-    );
-    const picked = parseChoice(answer, targets.length, defaults);
-    if (picked?.length) return picked.map((i) => targets[i]!);
-    io.stderr(`Type numbers from 1 to ${targets.length}, separated by commas.\n`);
-  }
+  const question = `Configure which? Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `;
+  const indexOf = (name: string): number | undefined => {
+    const client = findClient(name);
+    const index = targets.findIndex((t) => t.client === client);
+    return index === -1 ? undefined : index;
+  };
+  const picked = await askUntilValid<number[]>({
+    what: 'choice of clients',
+    ask: () => askLine(facts.stdin, io.stderr, question),
+    check: (answer) => {
+      const chosen = parseChoice(answer, targets.length, defaults, indexOf);
+      if (chosen?.length) return { value: chosen };
+      // A mistyped name gets the number of the client it most likely meant.
+      const unknown = answer.split(/[\s,]+/).find((w) => w && !/^\d+$/.test(w) && indexOf(w) === undefined);
+      const closest = unknown === undefined ? undefined : closestClientName(unknown);
+      const hint = closest === undefined ? '' : ` (${indexOf(closest)! + 1} is ${findClient(closest)!.name})`;
+      return {
+        problem: `Not a choice: ${shownAnswer(answer)}. Type numbers from 1 to ${targets.length}${hint}, separated by commas, or all.`,
+      };
+    },
+    write: io.stderr,
+  });
+  return picked.map((i) => targets[i]!);
 }
 
-/** The key: MODEL_FEED_API_KEY, else a line piped on stdin, else typed at the terminal with no echo. */
-async function obtainKey(facts: SetupFacts, io: CliIo): Promise<string | undefined> {
-  const fromEnv = io.env[ENV.apiKey]?.trim();
-  if (fromEnv) return fromEnv;
-  if (!facts.stdin.isTTY) return (await readPipedLine(facts.stdin)) || undefined;
-  const typed = await readHidden(
-    facts.stdin,
-    io.stderr,
-    "API key (from the service's account screen; not shown): ",
-  );
-  return typed || undefined;
+/**
+ * The key, checked with the service: MODEL_FEED_API_KEY, else a line piped on stdin, else typed at
+ * the terminal with no echo. Only a typed key is asked for again (bounded) when it is unusable or
+ * the service rejects it: the other two are fixed where they were set.
+ */
+async function obtainCheckedKey(
+  flags: SetupFlags,
+  io: CliIo,
+  facts: SetupFacts,
+  baseUrl: string,
+  needKey: boolean,
+): Promise<Config> {
+  const fromEnv = io.env[ENV.apiKey]?.trim() || undefined;
+  if (fromEnv !== undefined || !facts.stdin.isTTY) {
+    const key = fromEnv ?? ((await readPipedLine(facts.stdin)) || undefined);
+    if (needKey && key === undefined) {
+      throw new Stop(
+        EXIT.usage,
+        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`), or run setup in a terminal to type it.`,
+      );
+    }
+    return checkKey(flags, io, baseUrl, key, needKey);
+  }
+  return askUntilValid<Config>({
+    what: 'API key',
+    ask: () =>
+      readHidden(
+        facts.stdin,
+        io.stderr,
+        `API key (from the service's account screen; not shown${needKey ? '' : '; Enter to leave it out'}): `,
+      ),
+    check: async (typed) => {
+      if (typed === '') {
+        return needKey
+          ? { problem: "No key typed: paste the key from the service's account screen." }
+          : { value: await checkKey(flags, io, baseUrl, undefined, needKey) };
+      }
+      const problem = typedKeyProblem(typed);
+      if (problem) return { problem };
+      try {
+        return { value: await checkKey(flags, io, baseUrl, typed, needKey) };
+      } catch (error) {
+        if (!(error instanceof KeyRejected)) throw error;
+        const words =
+          error.error.serviceMessage && redactSecrets(oneLine(error.error.serviceMessage), [typed]);
+        const said = words
+          ? ` The service said: "${words}"${/[.!?]$/.test(words) ? '' : '.'}`
+          : " It is wrong or revoked; a new one comes from the service's account screen.";
+        return {
+          problem: `The service rejected the key you typed (HTTP ${error.error.status}).${said} Type or paste it again, or press Ctrl-C to stop.`,
+        };
+      }
+    },
+    write: io.stderr,
+  });
 }
 
 async function obtainBaseUrl(flags: SetupFlags, facts: SetupFacts, io: CliIo): Promise<string | undefined> {
   const given = flags.baseUrl?.trim() || io.env[ENV.baseUrl]?.trim();
   if (given) return given;
   if (!facts.stdin.isTTY) return undefined;
-  return (
-    (await askLine(
-      facts.stdin,
-      io.stderr,
-      'Service base URL (it comes with your account, e.g. https://<service host>): ',
-    )) || undefined
-  );
+  // Judged here, where it is typed: once the key has been typed too, it is late to find that the
+  // URL has no scheme, and a message about --base-url means nothing to someone who typed it.
+  return askUntilValid({
+    what: 'base URL',
+    ask: (offer) =>
+      askLine(
+        facts.stdin,
+        io.stderr,
+        offer === undefined
+          ? 'Service base URL (it comes with your account, e.g. https://<service host>): '
+          : `Service base URL [Enter for ${echoValue(offer, [])}]: `,
+      ),
+    check: checkTypedBaseUrl,
+    write: io.stderr,
+  });
 }
 
 /** The key as `--print` shows it: recognisable, not usable. */
@@ -464,6 +554,7 @@ async function checkKey(
   try {
     await authenticate(config, log);
   } catch (error) {
+    if (error instanceof AuthError) throw new KeyRejected(error);
     throw new Stop(EXIT.failed, `${describeError(error)}\nNothing was written.`);
   }
   io.stderr('The service accepted the key.\n');
@@ -490,17 +581,12 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
         `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account).`,
       );
     }
-    const needKey = chosen.some((t) => t.client.keyInFile) && !ctx.print;
-    const key = chosen.some((t) => t.client.keyInFile)
-      ? await obtainKey(facts, io)
-      : io.env[ENV.apiKey]?.trim() || undefined;
-    if (needKey && key === undefined) {
-      throw new Stop(
-        EXIT.usage,
-        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`), or run setup in a terminal to type it.`,
-      );
-    }
-    const config = await checkKey(flags, io, baseUrl, key, needKey);
+    const keyInFile = chosen.some((t) => t.client.keyInFile);
+    const needKey = keyInFile && !ctx.print;
+    // VS Code alone asks for the key itself; one found in the environment is still checked.
+    const config = keyInFile
+      ? await obtainCheckedKey(flags, io, facts, baseUrl, needKey)
+      : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
     ctx.key = config.apiKey;
     const launch = launchFor({
       platform: facts.platform,
@@ -513,20 +599,17 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
     entry = entryFor(launch, config.baseUrl ?? baseUrl, config.apiKey);
     vscodeEntry = entryFor(launch, config.baseUrl ?? baseUrl, undefined);
   }
-  let failed = 0;
+  const configured: ClientDef[] = [];
   for (const target of chosen) {
     const forClient = target.client.keyInFile ? entry : vscodeEntry;
     const ok = target.claude
       ? await applyWithClaude(target.claude, forClient, ctx)
       : await applyToFile(target, forClient, ctx);
-    if (!ok) failed++;
+    if (ok) configured.push(target.client);
   }
-  if (!flags.remove && !ctx.print && failed < chosen.length) {
-    io.stderr(
-      'Restart each client to load the server (quit Claude Desktop fully). VS Code asks for the key the first time the server starts.\n',
-    );
-  }
-  return failed ? EXIT.failed : EXIT.ok;
+  const next = flags.remove || ctx.print ? undefined : nextSteps(configured, SERVER_NAME);
+  if (next) io.stderr(`${next}\n`);
+  return configured.length < chosen.length ? EXIT.failed : EXIT.ok;
 }
 
 export async function runSetup(
@@ -544,6 +627,18 @@ export async function runSetup(
     if (error instanceof PromptCancelled) {
       io.stderr('model-feed-mcp setup: cancelled; nothing was written.\n');
       return EXIT.failed;
+    }
+    if (error instanceof InputEnded) {
+      io.stderr(
+        'model-feed-mcp setup: input ended before the questions were answered; nothing was written.\n',
+      );
+      return EXIT.usage;
+    }
+    if (error instanceof TooManyAnswers) {
+      io.stderr(
+        `model-feed-mcp setup: no usable ${error.what} after ${MAX_ANSWERS} answers; nothing was written. Run setup again, ${SKIP_QUESTION[error.what] ?? ''}.\n`,
+      );
+      return EXIT.usage;
     }
     if (error instanceof ConfigError) {
       io.stderr(`model-feed-mcp setup: ${describeError(error)}\n`);

@@ -1,7 +1,10 @@
 /**
  * What `setup` asks a person at a terminal: which clients (a numbered list), the base URL, and the
  * key with no echo. Questions go to stderr; answers come from stdin. Nothing here runs without a TTY.
+ * Each answer is judged where it is typed and asked for again, a bounded number of times.
  */
+
+import type { Refusal, Verdict } from './answers.js';
 
 export interface TtyInput extends NodeJS.ReadableStream {
   isTTY?: boolean;
@@ -13,6 +16,52 @@ export class PromptCancelled extends Error {
   constructor() {
     super('cancelled');
   }
+}
+
+/** stdin ended (Ctrl-D, a closed terminal) before a question was answered. */
+export class InputEnded extends Error {
+  override name = 'InputEnded';
+  constructor() {
+    super('input ended');
+  }
+}
+
+/** As many unusable answers in a row as one question allows. */
+export class TooManyAnswers extends Error {
+  override name = 'TooManyAnswers';
+  constructor(
+    /** What was asked for, as a message names it: "base URL". */
+    readonly what: string,
+    readonly last: Refusal,
+  ) {
+    super(`no usable ${what} after ${MAX_ANSWERS} answers`);
+  }
+}
+
+/** Unusable answers in a row to one question before setup stops: a typo or two, not a loop. */
+export const MAX_ANSWERS = 3;
+
+/**
+ * Asks until `check` accepts an answer, saying why each refused one was refused. An empty answer
+ * takes what the last refusal offered; `question` is told the offer, to show it.
+ */
+export async function askUntilValid<T>(options: {
+  what: string;
+  ask(offer: string | undefined): Promise<string>;
+  check(answer: string): Verdict<T> | Promise<Verdict<T>>;
+  write(text: string): void;
+}): Promise<T> {
+  let offer: string | undefined;
+  let refusal: Refusal | undefined;
+  for (let answers = 0; answers < MAX_ANSWERS; answers++) {
+    const typed = await options.ask(offer);
+    const verdict = await options.check(typed === '' && offer !== undefined ? offer : typed);
+    if ('value' in verdict) return verdict.value;
+    refusal = verdict;
+    offer = verdict.offer;
+    options.write(`${verdict.problem}\n`);
+  }
+  throw new TooManyAnswers(options.what, refusal!);
 }
 
 /** One visible line of input. */
@@ -29,35 +78,38 @@ export function askLine(input: TtyInput, write: (text: string) => void, question
       resolve(line.trim());
     });
     rl.once('close', () => {
-      if (!answered) reject(new PromptCancelled());
+      if (!answered) reject(new InputEnded());
     });
   });
 }
 
 /**
- * The numbers a person typed for a list of `count` items: "1,3", "1 3", "all"; an empty answer
- * takes `defaults`. Undefined when the answer names no item of the list.
+ * The items a person picked from a list of `count`: "1,3", "1 3", "all", or, with `named`, names
+ * ("cursor, codex") that it turns into 0-based indexes; an empty answer takes `defaults`.
+ * Undefined when any part of the answer names no item of the list.
  */
 export function parseChoice(
   answer: string,
   count: number,
   defaults: readonly number[],
+  named: (word: string) => number | undefined = () => undefined,
 ): number[] | undefined {
   const text = answer.trim().toLowerCase();
   if (text === '') return [...defaults];
   if (text === 'all' || text === 'a') return Array.from({ length: count }, (_, i) => i);
   const picked = new Set<number>();
   for (const part of text.split(/[\s,]+/).filter(Boolean)) {
-    const n = Number(part);
-    if (!Number.isInteger(n) || n < 1 || n > count) return undefined;
-    picked.add(n - 1);
+    const n = /^\d+$/.test(part) ? Number(part) - 1 : named(part);
+    if (n === undefined || !Number.isInteger(n) || n < 0 || n >= count) return undefined;
+    picked.add(n);
   }
   return picked.size ? [...picked].sort((a, b) => a - b) : undefined;
 }
 
 /**
  * A line typed with no echo (the terminal in raw mode): Enter ends it, Backspace deletes, Ctrl-C
- * and Ctrl-D on an empty line cancel. A pasted key arrives as one chunk; that is handled too.
+ * cancels, and Ctrl-D on an empty line (or stdin's end) is the end of input. A pasted key arrives
+ * as one chunk; that is handled too.
  */
 export function readHidden(
   input: TtyInput,
@@ -70,6 +122,7 @@ export function readHidden(
     const raw = typeof input.setRawMode === 'function';
     const finish = (error?: Error): void => {
       input.off('data', onData);
+      input.off('end', onEnd);
       if (raw) input.setRawMode?.(false);
       input.pause();
       write('\n');
@@ -82,16 +135,22 @@ export function readHidden(
           finish();
           return;
         }
-        if (ch === '\u0003' || ch === '\u0004') {
+        if (ch === '\u0003') {
           finish(new PromptCancelled());
+          return;
+        }
+        if (ch === '\u0004') {
+          finish(new InputEnded());
           return;
         }
         if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
         else if (ch >= ' ') value += ch;
       }
     };
+    const onEnd = (): void => finish(new InputEnded());
     if (raw) input.setRawMode?.(true);
     input.on('data', onData);
+    input.once('end', onEnd);
     input.resume();
   });
 }

@@ -24,8 +24,8 @@ class FakeTty extends PassThrough {
   }
 }
 
-/** Answers each question as it appears on stderr, like a person would. */
-function terminal(answers: [RegExp, string][]) {
+/** Answers each question as it appears on stderr, like a person would; null ends the input (Ctrl-D). */
+function terminal(answers: [RegExp, string | null][]) {
   const stdin = new FakeTty();
   let err = '';
   let out = '';
@@ -38,7 +38,7 @@ function terminal(answers: [RegExp, string][]) {
       const next = answers[0];
       if (next?.[0].test(t)) {
         answers.shift();
-        setImmediate(() => stdin.write(next[1]));
+        setImmediate(() => (next[1] === null ? stdin.end() : stdin.write(next[1])));
       }
     },
     env: {},
@@ -96,6 +96,87 @@ describe('setup at a terminal', () => {
   });
 });
 
+describe('answers judged where they are typed (issue 22 item 5)', () => {
+  it('a key the service rejects is asked for again, and the next one is used', async () => {
+    const home = tempFolder('mf-setup-tty-');
+    const t = terminal([
+      [/API key/, 'mfsk_wrong_key_0000000000000000\r'],
+      [/Type or paste it again/, ''],
+      [/API key/, `${sandbox.key}\r`],
+    ]);
+    const code = await runSetup({ client: ['cursor'], baseUrl: sandbox.url }, t.io, facts(home, t.stdin));
+    expect(code, t.err()).toBe(0);
+    expect(t.err()).toContain(
+      'The service rejected the key you typed (HTTP 401). The service said: "API key not accepted',
+    );
+    expect(t.err()).not.toContain('mfsk_wrong_key');
+    // Not the advice for a variable the user never set.
+    expect(t.err()).not.toContain('MODEL_FEED_API_KEY');
+    const written = JSON.parse(readFileSync(join(home, '.cursor/mcp.json'), 'utf8'));
+    expect(written.mcpServers['model-feed'].env.MODEL_FEED_API_KEY).toBe(sandbox.key);
+  });
+
+  it('a key with quotes around it is refused before the service is asked', async () => {
+    const home = tempFolder('mf-setup-tty-');
+    const t = terminal([
+      [/API key/, `"${sandbox.key}"\r`],
+      [/quote mark/, ''],
+      [/API key/, `${sandbox.key}\r`],
+    ]);
+    const code = await runSetup({ client: ['cursor'], baseUrl: sandbox.url }, t.io, facts(home, t.stdin));
+    expect(code, t.err()).toBe(0);
+    expect(t.err().match(/Checking the key/g)).toHaveLength(1);
+  });
+
+  it('a mistyped client name at the list gets the number of the closest; names are taken too', async () => {
+    const home = tempFolder('mf-setup-tty-');
+    const t = terminal([
+      [/Configure which\?/, 'cursr\n'],
+      [/Not a choice/, ''],
+      [/Configure which\?/, 'cursor\n'],
+      [/Service base URL/, `${sandbox.url}\n`],
+      [/API key/, `${sandbox.key}\r`],
+    ]);
+    const code = await runSetup({}, t.io, facts(home, t.stdin));
+    expect(code, t.err()).toBe(0);
+    expect(t.err()).toContain(
+      'Not a choice: "cursr". Type numbers from 1 to 8 (3 is Cursor), separated by commas, or all.',
+    );
+    expect(t.out()).toContain('Cursor: added model-feed to');
+  });
+
+  it('three unusable answers in a row: exit 2, naming the question and how to skip it', async () => {
+    const home = tempFolder('mf-setup-tty-');
+    const t = terminal([
+      [/Configure which\?/, '9\n'],
+      [/Configure which\?/, 'x\n'],
+      [/Configure which\?/, '0\n'],
+    ]);
+    const code = await runSetup({}, t.io, facts(home, t.stdin));
+    expect(code).toBe(2);
+    expect(t.err()).toContain('Not a choice: "9".');
+    expect(t.err()).toContain(
+      'model-feed-mcp setup: no usable choice of clients after 3 answers; nothing was written. Run setup again, or name them with --client <name>.',
+    );
+  });
+
+  it('input that ends before an answer: exit 2, nothing written', async () => {
+    const home = tempFolder('mf-setup-tty-');
+    for (const [question, flags] of [
+      [/Service base URL/, { client: ['cursor'] }],
+      [/API key/, { client: ['cursor'], baseUrl: sandbox.url }],
+    ] as const) {
+      const t = terminal([[question, null]]);
+      const code = await runSetup({ ...flags, client: [...flags.client] }, t.io, facts(home, t.stdin));
+      expect(code).toBe(2);
+      expect(t.err()).toContain(
+        'model-feed-mcp setup: input ended before the questions were answered; nothing was written.',
+      );
+      expect(existsSync(join(home, '.cursor'))).toBe(false);
+    }
+  });
+});
+
 describe('prompt pieces', () => {
   it('parses the numbered choice', () => {
     expect(parseChoice('', 8, [2, 5])).toEqual([2, 5]);
@@ -103,6 +184,9 @@ describe('prompt pieces', () => {
     expect(parseChoice('all', 3, [])).toEqual([0, 1, 2]);
     expect(parseChoice('9', 8, [])).toBeUndefined();
     expect(parseChoice('cursor', 8, [])).toBeUndefined();
+    const named = (word: string) => ({ cursor: 2, codex: 5 })[word];
+    expect(parseChoice('codex, 1 Cursor', 8, [], named)).toEqual([0, 2, 5]);
+    expect(parseChoice('cursor notepad', 8, [], named)).toBeUndefined();
   });
 
   it('reads a hidden line from a pasted chunk, and the first piped line', async () => {

@@ -5,6 +5,7 @@
  */
 
 import { isAbsolute, join } from 'node:path';
+import { closestTool } from '../../call-flags.js';
 import type { PlatformFacts } from '../../store/paths.js';
 import type { FileFormat } from '../entry.js';
 import { codexToml } from './codex-toml.js';
@@ -33,6 +34,8 @@ export interface ClientDef {
   format: FileFormat;
   /** False when the client stores the key itself (VS Code's password input). */
   keyInFile: boolean;
+  /** What to do, once configured, for the client to start the server: a clause of `nextSteps`. */
+  toLoad: string;
 }
 
 function envPath(facts: PlatformFacts, name: string): string | undefined {
@@ -73,6 +76,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: claudeDesktopFolder,
     format: mcpServersJson('mcpServers'),
     keyInFile: true,
+    toLoad: 'quit Claude Desktop fully (not just its window) and open it again',
   },
   {
     id: 'claude-code',
@@ -83,6 +87,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: claudeCodeFile,
     format: mcpServersJson('mcpServers'),
     keyInFile: true,
+    toLoad: 'start a new Claude Code session',
   },
   {
     id: 'cursor',
@@ -92,6 +97,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: (f) => join(f.home, '.cursor'),
     format: mcpServersJson('mcpServers'),
     keyInFile: true,
+    toLoad: 'restart Cursor',
   },
   {
     id: 'vscode',
@@ -101,6 +107,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: vscodeFolder,
     format: vscodeJson,
     keyInFile: false,
+    toLoad: 'restart VS Code, which asks for the key the first time the server starts',
   },
   {
     id: 'windsurf',
@@ -110,6 +117,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: (f) => join(f.home, '.codeium', 'windsurf'),
     format: mcpServersJson('mcpServers'),
     keyInFile: true,
+    toLoad: 'restart Windsurf',
   },
   {
     id: 'codex',
@@ -119,6 +127,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: codexFolder,
     format: codexToml,
     keyInFile: true,
+    toLoad: 'start a new Codex session',
   },
   {
     id: 'gemini',
@@ -128,6 +137,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: (f) => join(f.home, '.gemini'),
     format: mcpServersJson('mcpServers'),
     keyInFile: true,
+    toLoad: 'start a new Gemini CLI session',
   },
   {
     id: 'zed',
@@ -137,6 +147,7 @@ export const CLIENTS: readonly ClientDef[] = [
     marker: zedFolder,
     format: mcpServersJson('context_servers'),
     keyInFile: true,
+    toLoad: 'restart Zed',
   },
 ];
 
@@ -144,4 +155,20 @@ export const CLIENTS: readonly ClientDef[] = [
 export function findClient(name: string): ClientDef | undefined {
   const wanted = name.trim().toLowerCase();
   return CLIENTS.find((c) => c.id === wanted || c.aliases.includes(wanted));
+}
+
+const CLIENT_NAMES = [...new Set(CLIENTS.flatMap((c) => [c.id, ...c.aliases]))];
+
+/** The `--client` name most like an unknown one (`cursr` → `cursor`), as `call` finds a tool's. */
+export function closestClientName(typed: string): string | undefined {
+  return closestTool(typed.trim(), CLIENT_NAMES);
+}
+
+/**
+ * The one line setup ends with: what to do for each client it configured, and for no other (the
+ * Claude Desktop advice means nothing to a Cursor user). Undefined when none was configured.
+ */
+export function nextSteps(configured: readonly ClientDef[], server: string): string | undefined {
+  const clauses = [...new Set(configured.map((c) => c.toLoad))];
+  return clauses.length ? `Next, to load ${server}: ${clauses.join('; ')}.` : undefined;
 }
