@@ -103,26 +103,29 @@ const COMMANDS: Array<{ path: string[]; own: string[]; settings: string[]; exact
 ];
 
 describe('help: each command lists the flags it takes, and no other', () => {
-  it.each(COMMANDS)('model-feed-mcp $path.0 $path.1 --help', async ({ path, own, settings, exact }) => {
-    const out = await parse([...path, '--help']);
-    expect((out.error as CommanderError).exitCode).toBe(0);
-    const sections = flagsByHeading(out.stdout);
-    // The settings it reads, in their own section; no "Global Options" of the program's.
-    expect(sections.Settings ?? []).toEqual(settings);
-    expect(out.stdout).not.toContain('Global Options');
-    if (exact) {
-      expect([...(sections.Options ?? [])].sort()).toEqual([...own, ...EVERY].sort());
-    } else {
-      expect(sections.Options).toEqual(expect.arrayContaining([...own, ...EVERY]));
-    }
-    const notOwn = [...ALL, '--http', '--host'].filter((f) => !own.includes(f));
-    for (const flag of notOwn) expect(sections.Options ?? [], flag).not.toContain(flag);
-    for (const flag of ALL.filter((f) => !settings.includes(f))) {
-      expect(out.stdout, `${path.join(' ')} --help lists ${flag}`).not.toMatch(
-        new RegExp(`^ {2}${flag}\\b`, 'm'),
-      );
-    }
-  });
+  it.each(COMMANDS.map((c) => ({ ...c, name: ['model-feed-mcp', ...c.path].join(' ') })))(
+    '$name --help',
+    async ({ path, own, settings, exact }) => {
+      const out = await parse([...path, '--help']);
+      expect((out.error as CommanderError).exitCode).toBe(0);
+      const sections = flagsByHeading(out.stdout);
+      // The settings it reads, in their own section; no "Global Options" of the program's.
+      expect(sections.Settings ?? []).toEqual(settings);
+      expect(out.stdout).not.toContain('Global Options');
+      if (exact) {
+        expect([...(sections.Options ?? [])].sort()).toEqual([...own, ...EVERY].sort());
+      } else {
+        expect(sections.Options).toEqual(expect.arrayContaining([...own, ...EVERY]));
+      }
+      const notOwn = [...ALL, '--http', '--host'].filter((f) => !own.includes(f));
+      for (const flag of notOwn) expect(sections.Options ?? [], flag).not.toContain(flag);
+      for (const flag of ALL.filter((f) => !settings.includes(f))) {
+        expect(out.stdout, `${path.join(' ')} --help lists ${flag}`).not.toMatch(
+          new RegExp(`^ {2}${flag}\\b`, 'm'),
+        );
+      }
+    },
+  );
 
   it('setup and call <tool> list none of --http, --host, --sandbox, --watch-interval (the issue)', async () => {
     for (const path of [['setup'], ['call', 'get_model']]) {
