@@ -74,3 +74,94 @@ export function unknownToolMessage(typed: string, tools: readonly string[]): str
   // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.
   return `unknown tool '${oneLine(typed)}'.${guess} The tools are ${tools.join(', ')}; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
 }
+
+/** The words of a flag or argument name: `--maxInputPrice` and `max-input-price` → max, input, price. */
+function nameWords(name: string): string[] {
+  return kebabFlag(name.replace(/^-+/, ''))
+    .toLowerCase()
+    .split(/[-_\s]+/)
+    .filter(Boolean);
+}
+
+/** One word for another: the same, or its plural (`model`, `models`). */
+function sameWord(a: string, b: string): boolean {
+  return a === b || a === `${b}s` || b === `${a}s`;
+}
+
+/**
+ * The known flag most like an unknown one, for "did you mean". First the flags that share the typed
+ * one's last word, its noun (`--max-price` → `--max-input-price`, `--watch-interval` → `--interval`,
+ * but not `--stale-max-age`), the most words shared first; else one a few edits away (`--limt` →
+ * `--limit`). Commander's own suggestion allows two edits and nothing else, which misses the first
+ * kind entirely. With `spelling: false`, only the first kind. None when nothing is close.
+ */
+export function closestFlag(
+  typed: string,
+  flags: readonly string[],
+  { spelling = true }: { spelling?: boolean } = {},
+): string | undefined {
+  const words = nameWords(typed);
+  const noun = words.at(-1);
+  if (noun === undefined) return undefined;
+  const bare = words.join('-');
+  const ranked = flags
+    .map((flag) => {
+      const theirs = nameWords(flag);
+      return {
+        flag,
+        nounShared: theirs.some((w) => sameWord(w, noun)),
+        shared: words.filter((w) => theirs.some((t) => sameWord(t, w))).length,
+        edits: levenshtein(bare, theirs.join('-')),
+      };
+    })
+    .filter(
+      ({ nounShared, edits }) =>
+        nounShared || (spelling && edits <= Math.max(2, Math.floor(bare.length / 3))),
+    )
+    .sort((x, y) => Number(y.nounShared) - Number(x.nounShared) || y.shared - x.shared || x.edits - y.edits);
+  return ranked[0]?.flag;
+}
+
+/** A tool as `call` knows it: its name and each argument with the description its schema gives. */
+export interface ToolFlags {
+  name: string;
+  arguments: ReadonlyArray<{ name: string; description: string | undefined }>;
+  required: readonly string[];
+}
+
+/** The words of a description, lowercased: "Vendor slug, e.g. openai." → vendor, slug, e, g, openai. */
+function descriptionWords(description: string | undefined): string[] {
+  return (description ?? '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/**
+ * For `call <tool>`: the tool's flags an unknown one most likely means, judged by what the arguments
+ * are about, since their spelling cannot tie `--model` to `--id`. The first of these that finds any:
+ * - the arguments that another tool's argument of the typed name is described by (search_models
+ *   `--model` → `--vendor`: list_model_changes' `model` is a "Vendor slug");
+ * - the arguments whose description names the typed word (list_model_changes `--vendor` →
+ *   `--model`, a "Vendor slug");
+ * - the tool's one required argument, when the typed word is in the tool's name (get_model
+ *   `--model` → `--id`).
+ * Each as the kebab-case flag; none when nothing fits.
+ */
+export function flagsMeant(typed: string, tool: ToolFlags, tools: readonly ToolFlags[]): string[] {
+  const noun = nameWords(typed).at(-1);
+  if (noun === undefined) return [];
+  const named = tool.arguments.filter((a) => descriptionWords(a.description).some((w) => sameWord(w, noun)));
+  const elsewhere = tools
+    .filter((other) => other.name !== tool.name)
+    .flatMap((other) =>
+      other.arguments.filter((a) => nameWords(a.name).join('-') === nameWords(typed).join('-')),
+    )
+    .flatMap((other) => descriptionWords(other.description));
+  const describing = tool.arguments.filter((a) => elsewhere.some((w) => sameWord(w, a.name.toLowerCase())));
+  const own =
+    tool.required.length === 1 && nameWords(tool.name).some((w) => sameWord(w, noun)) ? tool.required : [];
+  // The strongest evidence first: what the flag means where it exists, then words, then the tool's name.
+  const found = (describing.length ? describing : named).map((a) => a.name);
+  return (found.length ? found : own).map((name) => `--${kebabFlag(name)}`);
+}

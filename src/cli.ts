@@ -3,7 +3,7 @@
  * one Config here; user mistakes print one line and exit 2, never a stack.
  */
 
-import { Command, CommanderError, Option } from 'commander';
+import { type Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
 import { kebabFlag, typedFlags, unknownToolMessage } from './call-flags.js';
 import type { CheckFlags } from './check/options.js';
@@ -17,6 +17,7 @@ import { serveStdio } from './serve-stdio.js';
 import { listTools } from './server.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
+import { CliCommand, commandPath, refuseFlag, SETTINGS_HEADING } from './unknown-flag.js';
 import { VERSION } from './version.js';
 import type { WatchFlags } from './watch/options.js';
 
@@ -40,42 +41,100 @@ Exit codes:
   1  a check, tool call or delivery failed (doctor, call, watch)
   2  invalid flags or settings`;
 
-function addConfigOptions(command: Command): Command {
-  return command
-    .option('--base-url <url>', `service base URL (env ${ENV.baseUrl})`)
-    .option('--timeout <ms>', `request timeout in ms (env ${ENV.timeout}, default ${DEFAULTS.timeoutMs})`)
-    .option(
+/**
+ * The settings, as flags; each command takes those it reads (SETTINGS_OF). Keyed by ConfigFlags, so
+ * a setting added there must be added here, and given to the commands that read it.
+ */
+const SETTING_OPTIONS: Readonly<Record<keyof ConfigFlags, () => Option>> = {
+  baseUrl: () => new Option('--base-url <url>', `service base URL (env ${ENV.baseUrl})`),
+  timeout: () =>
+    new Option('--timeout <ms>', `request timeout in ms (env ${ENV.timeout}, default ${DEFAULTS.timeoutMs})`),
+  cacheTtl: () =>
+    new Option(
       '--cache-ttl <s>',
       `catalog cache lifetime in s, 0 = off (env ${ENV.cacheTtl}, default ${DEFAULTS.cacheTtlS})`,
-    )
-    .addOption(
-      new Option(
-        '--log-level <level>',
-        `stderr log level (env ${ENV.logLevel}, default ${DEFAULTS.logLevel})`,
-      ).choices(LOG_LEVELS),
-    )
-    .addOption(
-      new Option('--log-format <format>', `stderr log format (env ${ENV.logFormat}, default text)`).choices(
-        LOG_FORMATS,
-      ),
-    )
-    .option(
+    ),
+  logLevel: () =>
+    new Option(
+      '--log-level <level>',
+      `stderr log level (env ${ENV.logLevel}, default ${DEFAULTS.logLevel})`,
+    ).choices(LOG_LEVELS),
+  logFormat: () =>
+    new Option('--log-format <format>', `stderr log format (env ${ENV.logFormat}, default text)`).choices(
+      LOG_FORMATS,
+    ),
+  watchInterval: () =>
+    new Option(
       '--watch-interval <s>',
       `seconds between polls while a client subscribes to model-feed://changes (env ${ENV.watchInterval}, default: from the tier)`,
-    )
-    .option(
+    ),
+  proxy: () =>
+    new Option(
       '--proxy <url>',
       'proxy for the service, overrides HTTPS_PROXY/HTTP_PROXY (NO_PROXY still applies)',
-    )
-    .option(
+    ),
+  diskCache: () =>
+    new Option(
       '--no-disk-cache',
       `do not share catalog answers and 429s with other processes on disk (env ${ENV.diskCache}=0)`,
-    )
-    .option(
+    ),
+  staleMaxAge: () =>
+    new Option(
       '--stale-max-age <s>',
       `oldest cached catalog answer given while the service is down, 0 = never (env ${ENV.staleMaxAge}, default ${DEFAULTS.staleMaxAgeS})`,
-    )
-    .option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network');
+    ),
+  sandbox: () =>
+    new Option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network'),
+};
+
+type Setting = keyof ConfigFlags;
+/** What a command that calls the service reads: all but the subscription poll interval. */
+const SERVICE_SETTINGS: readonly Setting[] = [
+  'baseUrl',
+  'timeout',
+  'cacheTtl',
+  'logLevel',
+  'logFormat',
+  'proxy',
+  'diskCache',
+  'staleMaxAge',
+  'sandbox',
+];
+const ALL_SETTINGS = Object.keys(SETTING_OPTIONS) as Setting[];
+
+/**
+ * The settings each command reads, by its name (the tools of `call` read call's); its help lists
+ * these and no others, and it refuses the rest. doctor checks the server's configuration, so it takes every setting the server
+ * does (a client config's "args" pasted in). setup only checks the key: one request, no cache, no
+ * sandbox. The sandbox is the service itself.
+ */
+const SETTINGS_OF: Readonly<Record<string, readonly Setting[]>> = {
+  'model-feed-mcp': ALL_SETTINGS,
+  call: SERVICE_SETTINGS,
+  watch: SERVICE_SETTINGS,
+  check: SERVICE_SETTINGS,
+  doctor: ALL_SETTINGS,
+  setup: ['baseUrl', 'timeout', 'logLevel', 'logFormat', 'proxy'],
+  sandbox: [],
+};
+
+/**
+ * Gives a command the settings it takes, under their own heading in its help, and what every
+ * command takes: --version, and --api-key, which is there only to be refused with where the key
+ * goes instead (refuseKeyFlag). Its usage errors point to its own help.
+ */
+function addConfigOptions(command: Command, which: readonly Setting[]): Command {
+  if (!command.options.some((o) => o.long === '--version')) {
+    command.version(VERSION, '-v, --version', 'print the version');
+  }
+  for (const [name, option] of Object.entries(SETTING_OPTIONS)) {
+    if (which.includes(name as Setting)) command.addOption(option().helpGroup(SETTINGS_HEADING));
+  }
+  return command
+    .addOption(new Option('--api-key [key]').hideHelp())
+    .showHelpAfterError(
+      `(run model-feed-mcp${command.parent ? ` ${commandPath(command)}` : ''} --help for usage)`,
+    );
 }
 
 /** The root program's own flags beside the settings: where `--http` listens. */
@@ -131,10 +190,7 @@ function addCallCommand(
       );
     });
   for (const tool of tools) {
-    const sub = call
-      .command(tool.name)
-      .description(tool.description ?? '')
-      .configureHelp({ showGlobalOptions: true });
+    const sub = call.command(tool.name).description(tool.description ?? '');
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set(tool.inputSchema.required ?? []);
     for (const [name, schema] of Object.entries(properties)) {
@@ -148,7 +204,7 @@ function addCallCommand(
     if (positional) sub.argument(`[${positional}]`, `the same as --${kebabFlag(positional)}`);
     sub.option('--json', 'print the structured result as JSON').action(async (...params: unknown[]) => {
       const command = params.at(-1) as Command;
-      const { json, ...all } = command.optsWithGlobals<Record<string, unknown>>();
+      const { json, ...all } = command.opts<Record<string, unknown>>();
       const bare = positional ? (params[0] as string | undefined) : undefined;
       if (positional && bare !== undefined) {
         if (positional in all) {
@@ -241,9 +297,8 @@ function addWatchCommand(
     .option('--atom <file>', 'keep an Atom feed of the 100 most recent changes in this file')
     .option('--atom-url <url>', 'the Atom feed\'s own address, for its rel="self" link (absolute http(s))')
     .configureHelp({
-      showGlobalOptions: true,
-      // A watcher logs at info unless told otherwise (commands/watch.ts): the root's default
-      // level, shown among the global options, would be untrue here.
+      // A watcher logs at info unless told otherwise (commands/watch.ts): the server's default
+      // level, shown among the settings, would be untrue here.
       optionDescription(option) {
         const text: string = Object.getPrototypeOf(this).optionDescription.call(this, option);
         return option.long === '--log-level' ? text.replace(/default \w+/, 'default info for watch') : text;
@@ -251,7 +306,7 @@ function addWatchCommand(
     })
     .addHelpText('after', WATCH_HELP)
     .action(async (_opts, command: Command) => {
-      const all = command.optsWithGlobals<Record<string, unknown>>();
+      const all = command.opts<Record<string, unknown>>();
       const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { parseWatchFlags } = await import('./watch/options.js');
       const options = parseWatchFlags(all as WatchFlags, {
@@ -295,13 +350,12 @@ function addCheckCommand(
     .option('--max-file-size <MiB>', 'skip files larger than this, counted in the summary (default 4)')
     .option('--baseline <file>', 'accepted findings (from --write-baseline): reported, never failing')
     .option('--write-baseline <file>', 'record every current finding as accepted, then exit 0')
-    .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',
       '\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings. See docs/check.md.',
     )
     .action(async (paths: string[], _opts, command: Command) => {
-      const all = command.optsWithGlobals<Record<string, unknown>>();
+      const all = command.opts<Record<string, unknown>>();
       const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { parseCheckFlags } = await import('./check/options.js');
       const options = parseCheckFlags(paths, all as CheckFlags, Date.now());
@@ -316,7 +370,9 @@ function addCheckCommand(
  * speaks of the client config that started it; the commands', of the shell they run in.
  */
 function refuseKeyFlag(program: Command, action: Command): void {
-  if (program.getOptionValue('apiKey') === undefined) return;
+  let given = false;
+  for (let c: Command | null = action; c; c = c.parent) given ||= c.getOptionValue('apiKey') !== undefined;
+  if (!given) return;
   const fix =
     action === program
       ? `set ${ENV.apiKey} in the MCP client's "env" for this server and remove the key from its "args"`
@@ -329,25 +385,40 @@ function refuseKeyFlag(program: Command, action: Command): void {
 }
 
 /**
- * `--http` and `--host` are the server's (and `--host` the sandbox's too): commander reads them after
- * any subcommand, where a command would silently ignore them.
+ * A flag before the command's name (`model-feed-mcp --sandbox call get_model …`) is the program's
+ * (positional options): it goes to the command when the command takes it, and is refused, as an
+ * unknown option of that command, when it does not. Given on both sides, the one after the name wins.
  */
-function refuseServerFlags(program: Command, action: Command): void {
-  if (action === program) return;
-  const command = action.parent && action.parent !== program ? action.parent.name() : action.name();
-  for (const name of ['http', 'host'] as const) {
-    if (program.getOptionValueSource(name) !== 'cli') continue;
-    if (name === 'host' && command === 'sandbox') continue;
-    throw new ConfigError(
-      `--${name} is not an option of ${command}: it belongs to the server (model-feed-mcp --http <[host:]port> [--host <address>]).`,
-      name,
-      `--${name}`,
-    );
+function passFlagsDown(action: Command): void {
+  for (let parent = action.parent; parent; parent = parent.parent) {
+    for (const option of parent.options) {
+      const name = option.attributeName();
+      if (parent.getOptionValueSource(name) !== 'cli') continue;
+      if (!action.options.some((o) => o.long === option.long)) {
+        refuseFlag(action, option.long ?? option.flags);
+      }
+      if (action.getOptionValueSource(name) !== 'cli') {
+        action.setOptionValueWithSource(name, parent.getOptionValue(name), 'cli');
+      }
+    }
+  }
+}
+
+/** Every command with the settings it takes (SETTINGS_OF); the tools of `call` take call's. */
+function addSettingsToEveryCommand(program: Command): void {
+  for (const command of [program, ...program.commands]) {
+    const which = SETTINGS_OF[command.name()];
+    if (!which) throw new Error(`SETTINGS_OF names no settings for the command ${command.name()}`);
+    const tools = command === program ? [] : command.commands;
+    for (const sub of [command, ...tools]) addConfigOptions(sub, which);
   }
 }
 
 export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
-  const program: Command = addConfigOptions(new Command('model-feed-mcp'))
+  const program: Command = new CliCommand('model-feed-mcp')
+    // A subcommand's flags are its own, so each lists and takes only what it reads; the program's
+    // come before the subcommand (passFlagsDown).
+    .enablePositionalOptions()
     .description(
       'MCP server (stdio) for the Model Change Feed Service: list_model_changes, get_model, search_models.\n' +
         'Started by an MCP client, e.g. `npx -y model-feed-mcp`.',
@@ -358,11 +429,9 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .showHelpAfterError('(run model-feed-mcp --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    // Not a setting: it is here to say where the key goes instead (see refuseKeyFlag).
-    .addOption(new Option('--api-key [key]').hideHelp())
     .hook('preAction', (root, action) => {
       refuseKeyFlag(root, action);
-      refuseServerFlags(root, action);
+      passFlagsDown(action);
     })
     .option(
       '--http <[host:]port>',
@@ -382,7 +451,6 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       'check Node, settings, proxy, CA certificates, DNS/TCP/TLS to the service, the key and the calls left',
     )
     .option('--json', 'print the checks as one JSON object')
-    .configureHelp({ showGlobalOptions: true })
     // Run with a client config's "args" pasted in, doctor should warn about a key among them, not refuse.
     .allowExcessArguments()
     .addHelpText(
@@ -390,7 +458,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       '\nExit codes: 0 every check passed (warnings allowed), 1 a check failed or could not run, 2 invalid flags or settings.',
     )
     .action(async (_opts, command: Command) => {
-      const { json, ...flags } = command.optsWithGlobals<Record<string, unknown>>();
+      const { json, ...flags } = command.opts<Record<string, unknown>>();
       const config = resolveConfig(flags as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { runDoctor } = await import('./commands/doctor.js');
       exit(await runDoctor(config, io, { json: json === true }));
@@ -408,13 +476,12 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .option('--yes', 'accept the defaults: every client found, no questions')
     .option('--print', 'show what would change (diffs, commands) and write nothing')
     .option('--remove', 'take the model-feed entry out of the chosen clients again')
-    .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',
       `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See docs/setup.md.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in).`,
     )
     .action(async (_opts, command: Command) => {
-      const flags = command.optsWithGlobals<Record<string, unknown>>();
+      const flags = command.opts<Record<string, unknown>>();
       const { runSetup } = await import('./commands/setup.js');
       exit(await runSetup(flags, io));
     });
@@ -437,23 +504,11 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       '--tier <tier>',
       'the tier of the key it accepts: free (1,000 calls a day) or pro (100,000); default pro with --live, so watch can poll every few seconds, else free',
     )
-    .action(async (flags: SandboxFlags, command: Command) => {
-      // Commander reads the runner's options after any subcommand; the sandbox takes none of them
-      // but --host, which the runner reads first when it comes before the sandbox's other flags.
-      const stray = program.options.find(
-        (o) => o.attributeName() !== 'host' && program.getOptionValueSource(o.attributeName()) === 'cli',
-      );
-      if (stray) {
-        command.error(
-          `error: unknown option '${stray.long}' for sandbox: it takes --port, --host, --live and --tier (${stray.long} is a setting of the runner that calls a service, not of the sandbox)`,
-          { exitCode: EXIT.usage, code: 'commander.unknownOption' },
-        );
-      }
-      const runnerHost = program.getOptionValue('host') as string | undefined;
-      const host = command.getOptionValueSource('host') === 'cli' ? flags.host : (runnerHost ?? flags.host);
+    .action(async (flags: SandboxFlags) => {
       const { runSandbox } = await import('./commands/sandbox.js');
-      exit(await runSandbox({ ...flags, host }, io));
+      exit(await runSandbox(flags, io));
     });
+  addSettingsToEveryCommand(program);
   return program;
 }
 

@@ -333,9 +333,17 @@ describe('messages that fit what people type', () => {
     const runnerFlag = await run(['sandbox', '--timeout', '5']);
     expect(runnerFlag.code).toBe(2);
     expect(runnerFlag.stdout).toBe('');
-    expect(runnerFlag.stderr.split('\n')[0]).toBe(
-      "error: unknown option '--timeout' for sandbox: it takes --port, --host, --live and --tier (--timeout is a setting of the runner that calls a service, not of the sandbox)",
+    const [first, second] = runnerFlag.stderr.split('\n');
+    expect(first).toBe(
+      "error: unknown option '--timeout' for sandbox: --timeout is a setting of the server (model-feed-mcp), call <tool>, watch, check, doctor and setup.",
     );
+    // Its own flags, and no setting.
+    expect(second).toMatch(/^sandbox takes --port, --host(,| and) --live\b.*\.$/);
+    expect(second).not.toContain('settings');
+    // Before the command's name too, where the program reads it.
+    const before = await run(['--timeout', '5', 'sandbox']);
+    expect(before.code).toBe(2);
+    expect(before.stderr).toBe(runnerFlag.stderr);
     const sandboxFlag = await run(['sandbox', '--sandbox']);
     expect(sandboxFlag.code).toBe(2);
     expect(sandboxFlag.stderr).toContain("error: unknown option '--sandbox' for sandbox");
@@ -345,6 +353,79 @@ describe('messages that fit what people type', () => {
     const extra = await run(['sandbox', 'now']);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain("error: too many arguments for 'sandbox'");
+  });
+});
+
+describe('flags where people type them (issue 22, items 7 and 8)', () => {
+  it('call takes the settings before its name, between it and the tool, and after the tool, as before', async () => {
+    const forms = [
+      ['--sandbox', 'call', 'get_model', '--id', 'openai/gpt-4o', '--json'],
+      ['call', '--sandbox', 'get_model', '--id', 'openai/gpt-4o', '--json'],
+      ['call', 'get_model', '--sandbox', '--id', 'openai/gpt-4o', '--json'],
+      ['call', 'get_model', 'openai/gpt-4o', '--json', '--sandbox'],
+    ];
+    const outs = await Promise.all(forms.map((args) => run(args)));
+    for (const out of outs) expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(outs[0]?.stdout ?? '')).toMatchObject({ catalogStatus: 'listed' });
+    expect(new Set(outs.map((o) => o.stdout)).size).toBe(1);
+  });
+
+  it("sandbox takes --host before its name as after it (it is the server's flag too)", async () => {
+    // TEST-NET-1: an address no machine here has, so the sandbox stops at once, naming it.
+    const message =
+      'model-feed-mcp: --host 192.0.2.1 is not an address of this machine; the default is 127.0.0.1.\n';
+    const after = await run(['sandbox', '--host', '192.0.2.1']);
+    const before = await run(['--host', '192.0.2.1', 'sandbox']);
+    for (const out of [after, before]) expect(out).toEqual({ code: 2, stdout: '', stderr: message });
+  });
+
+  it('setup and call <tool> list in --help only what they take', async () => {
+    const setup = await run(['setup', '--help']);
+    const call = await run(['call', 'get_model', '--help']);
+    for (const out of [setup, call]) {
+      expect(out.code).toBe(0);
+      expect(out.stdout).not.toContain('Global Options');
+      expect(out.stdout).not.toMatch(/^ {2}--(http|host|watch-interval) /m);
+      expect(out.stdout).toMatch(/^Settings:\n {2}--base-url <url>/m);
+    }
+    expect(setup.stdout).not.toMatch(/^ {2}--(sandbox|cache-ttl|no-disk-cache) /m);
+    expect(call.stdout).toMatch(/^ {2}--sandbox /m);
+  });
+
+  it('call get_model --model: the flag meant, --id, and what --model is elsewhere', async () => {
+    const out = await run(['call', 'get_model', '--model', 'openai/gpt-4o', '--sandbox']);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toBe(
+      "error: unknown option '--model' for call get_model: --model is an argument of call list_model_changes (Vendor slug, e.g. openai). Did you mean --id?\n" +
+        'call get_model takes --id and --json, and the settings --base-url, --timeout, --cache-ttl, --log-level, --log-format, --proxy, --no-disk-cache, --stale-max-age and --sandbox.\n' +
+        '(run model-feed-mcp call get_model --help for usage)\n',
+    );
+  });
+
+  it('call search_models --max-price: did you mean --max-input-price', async () => {
+    const out = await run(['call', 'search_models', '--max-price', '2', '--sandbox']);
+    expect(out.code).toBe(2);
+    expect(out.stderr.split('\n')[0]).toBe(
+      "error: unknown option '--max-price' for call search_models. Did you mean --max-input-price?",
+    );
+    const vendor = await run(['call', 'search_models', '--model', 'openai', '--sandbox']);
+    expect(vendor.stderr.split('\n')[0]).toBe(
+      "error: unknown option '--model' for call search_models: --model is an argument of call list_model_changes (Vendor slug, e.g. openai). Did you mean --vendor?",
+    );
+  });
+
+  it('every command suggests the closest flag: watch --watch-interval, check --sandbx', async () => {
+    const watch = await run(['watch', '--once', '--sandbox', '--watch-interval', '5']);
+    expect(watch.code).toBe(2);
+    expect(watch.stderr.split('\n')[0]).toBe(
+      "error: unknown option '--watch-interval' for watch: --watch-interval is a setting of the server (model-feed-mcp) and doctor. Did you mean --interval?",
+    );
+    const check = await run(['check', '--sandbx']);
+    expect(check.code).toBe(2);
+    expect(check.stderr.split('\n')[0]).toBe(
+      "error: unknown option '--sandbx' for check. Did you mean --sandbox?",
+    );
   });
 });
 

@@ -172,16 +172,28 @@ describe('model-feed-mcp --http', () => {
     expect(glued.stderr).toBe(
       'model-feed-mcp: --http: ::1:8080 is not an address of this machine (an IPv6 address takes no port after it: the port goes in --http, as in --http 8080 --host ::1); leave the host out of --http and --host to bind 127.0.0.1.\n',
     );
-    // Commands that open no port refuse them, where they used to ignore them without a word.
-    for (const [args, name, command] of [
-      [['call', 'get_model', '--sandbox', '--id', 'openai/gpt-4o', '--host', '0.0.0.0'], 'host', 'call'],
-      [['doctor', '--http', '8765'], 'http', 'doctor'],
-      [['watch', '--once', '--sandbox', '--host', '0.0.0.0'], 'host', 'watch'],
+    // Commands that open no port refuse them, where they used to ignore them without a word;
+    // before the command's name too, where the program reads them.
+    for (const [args, name, command, owners] of [
+      [
+        ['call', 'get_model', '--sandbox', '--id', 'openai/gpt-4o', '--host', '0.0.0.0'],
+        'host',
+        'call get_model',
+        'the server (model-feed-mcp) and sandbox',
+      ],
+      [['doctor', '--http', '8765'], 'http', 'doctor', 'the server (model-feed-mcp)'],
+      [['--http', '8765', 'doctor'], 'http', 'doctor', 'the server (model-feed-mcp)'],
+      [
+        ['watch', '--once', '--sandbox', '--host', '0.0.0.0'],
+        'host',
+        'watch',
+        'the server (model-feed-mcp) and sandbox',
+      ],
     ] as const) {
       const refused = await run([...args], env);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toBe(
-        `model-feed-mcp: --${name} is not an option of ${command}: it belongs to the server (model-feed-mcp --http <[host:]port> [--host <address>]).\n`,
+      expect(refused.stderr.split('\n')[0]).toBe(
+        `error: unknown option '--${name}' for ${command}: --${name} is an option of ${owners}.`,
       );
     }
     const help = await run(['--help'], env);

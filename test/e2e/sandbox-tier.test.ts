@@ -69,6 +69,6 @@ describe('sandbox --tier', () => {
     expect(help.stdout).toMatch(/--tier <tier>\s+the tier of the key it accepts: free/);
     const stray = await run(['sandbox', '--timeout', '5']);
     expect(stray.code).toBe(2);
-    expect(stray.stderr).toContain('it takes --port, --host, --live and --tier');
+    expect(stray.stderr).toContain('sandbox takes --port, --host, --live and --tier.');
   });
 });

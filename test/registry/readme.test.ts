@@ -167,17 +167,18 @@ describe('README contents that follow the code', () => {
     const io = { stdout: (text: string) => (help += text), stderr: () => {}, env: {} };
     const program = buildProgram(io, [], () => {});
     program.commands.find((c) => c.name() === 'watch')!.outputHelp();
-    const [own = '', global = ''] = help.split(/^Global Options:$/m);
+    const [own = '', settings = ''] = help.split(/^Settings:$/m);
     const flags = (text: string) => [...text.matchAll(/^ {2}(?:-\w, )?(--[a-z][\w-]*)/gm)].map((m) => m[1]!);
     const mentions = (text: string, flag: string) => new RegExp(`(?<![\\w-])${flag}(?![\\w-])`).test(text);
 
     // The command's own flags in its section, the settings flags anywhere (the settings table).
     const watch = sections(readme, 2).find((s) => s.title === 'Watch the feed')!.body;
-    const ownFlags = flags(own).filter((f) => f !== '--help');
+    const ownFlags = flags(own).filter((f) => f !== '--help' && f !== '--version');
     expect(ownFlags).toEqual(expect.arrayContaining(['--type', '--once', '--webhook-format', '--atom']));
     for (const flag of ownFlags) expect(mentions(watch, flag), `${flag} in "Watch the feed"`).toBe(true);
-    expect(flags(global)).toEqual(expect.arrayContaining(['--base-url', '--sandbox']));
-    for (const flag of [...flags(global), '--help']) expect(mentions(readme, flag), flag).toBe(true);
+    expect(flags(settings)).toEqual(expect.arrayContaining(['--base-url', '--sandbox']));
+    for (const flag of [...flags(settings), '--help', '--version'])
+      expect(mentions(readme, flag), flag).toBe(true);
 
     const env = [...help.matchAll(/^ {2}([A-Z][A-Z0-9_]+) /gm)].map((m) => m[1]!);
     expect(env).toContain('MODEL_FEED_WEBHOOK_SECRET');

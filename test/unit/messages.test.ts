@@ -1,6 +1,13 @@
 /** The texts of item 3 of issue 14, each asserted word for word where a person reads it. */
 import { describe, expect, it } from 'vitest';
-import { closestTool, typedFlags, unknownToolMessage } from '../../src/call-flags.js';
+import {
+  closestFlag,
+  closestTool,
+  flagsMeant,
+  type ToolFlags,
+  typedFlags,
+  unknownToolMessage,
+} from '../../src/call-flags.js';
 import { resolveConfig } from '../../src/config.js';
 import { describeError } from '../../src/describe-error.js';
 import {
@@ -71,6 +78,70 @@ describe('call: a tool name that does not exist', () => {
     expect(typedFlags(['--maxInputPrice=1', '--max-input-price', '2'], names).maxInputPrice).toBe(
       '--max-input-price',
     );
+  });
+});
+
+describe('an unknown flag: the one most likely meant (issue 22, item 8)', () => {
+  const searchModels = [
+    '--vendor',
+    '--max-input-price',
+    '--min-context',
+    '--limit',
+    '--json',
+    '--stale-max-age',
+  ];
+
+  it('shares its last word, or is a few edits away; commander suggests only the second kind', () => {
+    expect(closestFlag('--max-price', searchModels)).toBe('--max-input-price');
+    expect(closestFlag('--maxPrice', searchModels)).toBe('--max-input-price');
+    expect(closestFlag('--price', searchModels)).toBe('--max-input-price');
+    expect(closestFlag('--limt', searchModels)).toBe('--limit');
+    expect(closestFlag('--watch-interval', ['--since', '--interval', '--once'])).toBe('--interval');
+    expect(closestFlag('--cache', ['--cache-ttl', '--no-disk-cache'])).toBe('--cache-ttl');
+    // A shared word that is not the noun is no evidence: --max-price is not about an age.
+    expect(closestFlag('--max-price', ['--stale-max-age', '--since'])).toBeUndefined();
+    expect(closestFlag('--model', ['--id', '--json'])).toBeUndefined();
+    // A flag of another command was typed on purpose: a look-alike is no guess then.
+    expect(closestFlag('--http', ['--help', '--json'])).toBe('--help');
+    expect(closestFlag('--http', ['--help', '--json'], { spelling: false })).toBeUndefined();
+  });
+
+  const tools: ToolFlags[] = [
+    {
+      name: 'list_model_changes',
+      arguments: [
+        { name: 'since', description: 'Unix seconds: only changes after it, oldest first.' },
+        { name: 'type', description: 'Only this kind of change.' },
+        { name: 'model', description: 'Vendor slug, e.g. openai.' },
+        { name: 'limit', description: 'Items per answer (default 20).' },
+      ],
+      required: [],
+    },
+    { name: 'get_model', arguments: [{ name: 'id', description: 'e.g. openai/gpt-4o' }], required: ['id'] },
+    {
+      name: 'search_models',
+      arguments: [
+        { name: 'vendor', description: 'Catalog namespace, e.g. openai.' },
+        { name: 'maxInputPrice', description: 'Max USD per 1M input tokens.' },
+        { name: 'minContext', description: 'Min context length, tokens.' },
+        { name: 'limit', description: 'Max models returned (default 20).' },
+      ],
+      required: [],
+    },
+  ];
+  const [changes, getModel, search] = tools as [ToolFlags, ToolFlags, ToolFlags];
+
+  it('for a tool, from what the arguments are about where the spelling says nothing', () => {
+    // get_model is about one model, and takes it as --id.
+    expect(flagsMeant('--model', getModel, tools)).toEqual(['--id']);
+    // list_model_changes' --model is a vendor slug: search_models calls that --vendor.
+    expect(flagsMeant('--model', search, tools)).toEqual(['--vendor']);
+    // And the other way: list_model_changes describes its --model as a vendor slug.
+    expect(flagsMeant('--vendor', changes, tools)).toEqual(['--model']);
+    expect(flagsMeant('--kind', changes, tools)).toEqual(['--type']);
+    expect(flagsMeant('--tokens', search, tools)).toEqual(['--max-input-price', '--min-context']);
+    expect(flagsMeant('--name', getModel, tools)).toEqual([]);
+    expect(flagsMeant('--limit', getModel, tools)).toEqual([]);
   });
 });
 
