@@ -228,7 +228,7 @@ function addCallCommand(
 }
 
 const WATCH_HELP = `
-Each change is one JSON line (stdout, --jsonl, --exec stdin) or one POST (--webhook):
+Each change is one JSON line (--jsonl, --exec stdin, stdout but on a terminal) or one POST (--webhook):
   {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>","data":<the change>}
 Delivery is at least once, in feed order: the cursor in the state file moves past a change only
 after the sink accepted it. See docs/watch.md.
@@ -281,6 +281,12 @@ function addWatchCommand(
       '--uses <path>',
       'deliver only the changes that concern a model the code under this path names (repeatable; as check finds them)',
       (path: string, paths: string[] = []) => [...paths, path],
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'stdout: text (one line per change, for a person) or json (the envelope); default text on a terminal, else json',
+      ).choices(['text', 'json']),
     )
     .option('--jsonl <file>', 'append each change as a JSON line to this file (fsynced)')
     .option('--exec <command>', 'run this shell command once per change, the change on its stdin')

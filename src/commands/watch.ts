@@ -20,7 +20,7 @@ import { stateFolder } from '../store/paths.js';
 import { redact, secretValues, withEscapedForms } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { USER_AGENT } from '../version.js';
-import type { WatchOptions } from '../watch/options.js';
+import type { StdoutFormat, WatchOptions } from '../watch/options.js';
 import { createJsonlSink } from '../watch/sinks/jsonl.js';
 import type { Sink } from '../watch/sinks/sink.js';
 import { createStdoutSink } from '../watch/sinks/stdout.js';
@@ -50,7 +50,11 @@ async function createSink(
   switch (sink.kind) {
     case 'stdout':
       // Change lines on the status line's terminal are written around it, or they would run into it.
-      return createStdoutSink(process.stdout, process.stdout.isTTY ? status : undefined);
+      return createStdoutSink(
+        process.stdout,
+        process.stdout.isTTY ? status : undefined,
+        stdoutFormat(sink.format),
+      );
     case 'jsonl':
       return createJsonlSink(sink.path);
     case 'webhook': {
@@ -94,6 +98,11 @@ async function createSink(
       });
     }
   }
+}
+
+/** `--format`, or by default text for a person at a terminal and JSON for a program reading a pipe. */
+function stdoutFormat(format: StdoutFormat | undefined): StdoutFormat {
+  return format ?? (process.stdout.isTTY ? 'text' : 'json');
 }
 
 function lockMessage(error: LockedError, statePath: string): string {
@@ -179,7 +188,11 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
       log,
       feedHash: feedHash(service, options.filters),
     });
-    log.info(`delivering to ${sink.label}${options.once ? ', once' : ''}`);
+    // A person who wanted the JSON at a terminal learns how to get it.
+    const asText = options.sink.kind === 'stdout' && stdoutFormat(options.sink.format) === 'text';
+    log.info(
+      `delivering to ${sink.label}${asText ? ' as text (--format json for JSON lines)' : ''}${options.once ? ', once' : ''}`,
+    );
     let concerns: ((event: ChangeEvent) => boolean) | undefined;
     if (options.uses.length) {
       const { modelsUsedUnder } = await import('../check/uses.js');

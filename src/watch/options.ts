@@ -22,6 +22,7 @@ export interface WatchFlags {
   maxAttempts?: string;
   skip?: string;
   uses?: string[];
+  format?: string;
   jsonl?: string;
   exec?: string;
   webhook?: string;
@@ -30,8 +31,12 @@ export interface WatchFlags {
   atomUrl?: string;
 }
 
+/** How the stdout sink writes a change: the JSON envelope, or one line of text for a person. */
+export type StdoutFormat = 'text' | 'json';
+
 export type SinkChoice =
-  | { kind: 'stdout' }
+  /** `format`: as `--format` gave it; absent, text when stdout is a terminal and JSON otherwise. */
+  | { kind: 'stdout'; format?: StdoutFormat }
   | { kind: 'jsonl'; path: string }
   | { kind: 'exec'; command: string }
   | {
@@ -174,6 +179,12 @@ function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): Sin
   if (flags.atomUrl !== undefined && flags.atom === undefined) {
     fail('--atom-url', 'applies only with --atom <file>.');
   }
+  if (flags.format !== undefined && given.length > 0) {
+    fail(
+      '--format',
+      `applies only to stdout; --${given[0]} gets the JSON envelope${given[0] === 'webhook' ? ' (or, with --webhook-format slack, one line of text)' : ''}.`,
+    );
+  }
   if (flags.jsonl !== undefined)
     return { kind: 'jsonl', path: parsePath(flags.jsonl, '--jsonl', cwd) as string };
   if (flags.atom !== undefined) {
@@ -195,7 +206,11 @@ function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): Sin
     const secret = format === 'standard' || rawSecret ? parseWebhookSecret(rawSecret) : undefined;
     return { kind: 'webhook', url: parseWebhookUrl(flags.webhook), format, secret, rawSecret };
   }
-  return { kind: 'stdout' };
+  if (flags.format === undefined) return { kind: 'stdout' };
+  const format = flags.format.trim().toLowerCase();
+  if (format !== 'text' && format !== 'json')
+    fail('--format', `must be text or json; got ${shown(flags.format)}.`);
+  return { kind: 'stdout', format };
 }
 
 export interface ParseContext {
