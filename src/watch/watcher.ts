@@ -91,6 +91,14 @@ export async function runWatcher(
   let intervalKnown = options.once;
   let state: WatchState;
 
+  // This run's changes read, and delivered: all of them, or (with --uses) those that concern the
+  // code. The status line counts this run's, not the state file's total over every run.
+  const run = { seen: 0, delivered: 0 };
+  // The same for the poll in progress, for its log line.
+  const poll = { seen: 0, delivered: 0 };
+  const concerningNote = () =>
+    deps.concerns ? `${run.delivered} of ${run.seen} concern your code` : undefined;
+
   const save = async (cursor: number, delivered: number) => {
     // Taken over meanwhile (the lock judged stale, or deleted): two watchers would share one cursor.
     await deps.checkLock?.();
@@ -101,13 +109,8 @@ export async function runWatcher(
       updatedAt: new Date(deps.now()).toISOString(),
     };
     await saveState(deps.statePath, state);
-    status.update({ cursor, delivered: state.delivered, callsLeft: api.rateLimit?.remaining });
+    status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
   };
-
-  // This run's changes, and (with --uses) how many of them concerned the code.
-  const run = { seen: 0, concerning: 0 };
-  const concerningNote = () =>
-    deps.concerns ? `${run.concerning} of ${run.seen} concern your code` : undefined;
 
   const accept = async (page: FeedPage) => {
     // The first answer told the tier: an interval it does not allow is refused before any delivery.
@@ -116,12 +119,14 @@ export async function runWatcher(
     let delivered = 0;
     for (const item of page.items) {
       run.seen++;
+      poll.seen++;
       if (deps.concerns && !deps.concerns(item.event)) continue;
-      run.concerning++;
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
       await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
       delivered++;
+      run.delivered++;
+      poll.delivered++;
     }
     await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
     // Only now, with every change of the page accepted (or passed over), may the cursor move past them.
@@ -153,6 +158,25 @@ export async function runWatcher(
     return undefined;
   };
 
+  /**
+   * One line per poll that read something (how many, the new cursor), for a log read without the
+   * status line (systemd's journal). On a terminal the status line shows the same, so the line goes
+   * to debug there; an idle poll is a debug line either way.
+   */
+  const logPoll = () => {
+    if (poll.seen === 0) {
+      log.debug(`polled: nothing new after change time ${state.cursor}`);
+      return;
+    }
+    const changes = (n: number) => `${n} new ${n === 1 ? 'change' : 'changes'}`;
+    const what = deps.concerns
+      ? `delivered ${poll.delivered} of ${changes(poll.seen)} (the others do not concern your code)`
+      : `delivered ${changes(poll.delivered)}`;
+    const line = `${what} to ${sink.label}; cursor ${state.cursor} saved`;
+    if (status.live) log.debug(line);
+    else log.info(line);
+  };
+
   // The saved place, if any. With none, `--since now` is settled by the first poll, which rides
   // out an unreachable service like any other.
   let cursorKnown = true;
@@ -166,6 +190,8 @@ export async function runWatcher(
         );
       }
       state = saved;
+      // Shown from the start, not only after the first page: where this run carries on from.
+      status.update({ cursor: saved.cursor });
       log.info(`continuing after change time ${saved.cursor} (state ${deps.statePath})`);
     } else {
       state = { cursor: 0, service: deps.service, filters: options.filters, delivered: 0, updatedAt: '' };
@@ -186,6 +212,8 @@ export async function runWatcher(
     let calls = 0;
     let failedCalls = 0;
     let failure: unknown;
+    poll.seen = 0;
+    poll.delivered = 0;
     try {
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
@@ -213,16 +241,22 @@ export async function runWatcher(
         log.warn(`--skip ${skip}: no change that cannot be read was met, so nothing was skipped`);
         skip = undefined;
       }
+      if (failures > 0) {
+        log.info(
+          `polling recovered after ${failures} failed ${failures === 1 ? 'poll' : 'polls'}; carrying on after change time ${state.cursor}`,
+        );
+      }
       failures = 0;
       const refusal = settleInterval();
       if (refusal) return { code: 2, message: refusal };
       if (options.once) {
         const concerning = concerningNote();
         log.info(
-          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}`,
+          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}; cursor ${state.cursor}`,
         );
         return { code: 0 };
       }
+      logPoll();
     } catch (error) {
       if (signal.aborted) return { code: 0 };
       if (error instanceof ConfigError) return { code: 2, message: error.message };

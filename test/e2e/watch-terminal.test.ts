@@ -1,14 +1,16 @@
 /**
- * `watch` for a person (issue 22): text lines on a terminal under the status line. The built CLI against a sandbox, over real sockets, on a
+ * `watch` for a person (issue 22): text lines on a terminal under the status line, and a log that
+ * says what each poll did when no one watches the status line (systemd). The built CLI against a sandbox, over real sockets, on a
  * real pseudo-terminal where a terminal is the point.
  */
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { changeLine } from '../../src/text/change-line.js';
 import { spawnPty } from '../support/pty.js';
-import { BIN, NODE, run } from './harness.js';
+import { BIN, eventually, NODE, run, spawnRaw } from './harness.js';
 import { envelopes, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -55,8 +57,12 @@ function screen(output: string, columns: number): string[] {
 }
 
 describe('watch on a terminal (--format text by default)', () => {
-  it('shows a new change as one readable line above the status line', async () => {
+  it('shows a new change as one readable line above the status line, which shows the saved cursor from the start', async () => {
     const state = join(tempDir(), 'state.json');
+    // A cursor saved by an earlier run: the status line shows it before the first poll.
+    const earlier = await runWatch(['--once', '--state', state], watchEnv(sandbox));
+    expect(earlier.code, earlier.stderr).toBe(0);
+    const saved = JSON.parse(readFileSync(state, 'utf8')).cursor as number;
 
     const columns = 100;
     const pty = spawnPty([NODE, BIN, 'watch', '--state', state, '--interval', '1'], {
@@ -65,6 +71,9 @@ describe('watch on a terminal (--format text by default)', () => {
     });
     try {
       await pty.waitFor(/next poll \d\d:\d\d:\d\d/);
+      const firstStatus = pty.output().slice(pty.output().indexOf('watch: '));
+      expect(firstStatus).toMatch(new RegExp(`^watch: last poll [-\\d:]+ · cursor ${saved} · 0 delivered`));
+      expect(pty.output()).not.toContain('cursor -');
       expect(pty.output()).toContain('delivering to stdout as text (--format json for JSON lines)');
 
       const event = sandbox.publish('price_change');
@@ -139,4 +148,62 @@ describe('watch --format', () => {
       'model-feed-mcp: --format applies only to stdout; --jsonl gets the JSON envelope.\n',
     );
   });
+});
+
+describe('watch without a terminal (systemd): the log at info', () => {
+  it('has a line per poll that delivered, with how many and the cursor; an idle poll shows only at debug', async () => {
+    const state = join(tempDir(), 'state.json');
+    const watcher = spawnRaw(watchEnv(sandbox), [
+      'watch',
+      '--since',
+      '0',
+      '--interval',
+      '1',
+      '--state',
+      state,
+    ]);
+    try {
+      const cursor = () => JSON.parse(readFileSync(state, 'utf8')).cursor as number;
+      await eventually(() => watcher.stderr().includes('info: delivered '), 'the backlog to be delivered');
+      const backlog = envelopes(watcher.stdout()).length;
+      expect(watcher.stderr()).toContain(
+        `model-feed-mcp info: delivered ${backlog} new changes to stdout; cursor ${cursor()} saved\n`,
+      );
+      sandbox.publish('new_model');
+      await eventually(() => envelopes(watcher.stdout()).length === backlog + 1, 'the new change', 15_000);
+      await eventually(
+        () => watcher.stderr().includes(`delivered 1 new change to stdout; cursor ${cursor()} saved\n`),
+        'its log line',
+      );
+      // Idle polls meanwhile and after: not a line at info.
+      const requests = sandbox.requests.length;
+      await eventually(() => sandbox.requests.length >= requests + 2, 'two idle polls', 10_000);
+      const lines = watcher.stderr().trimEnd().split('\n');
+      expect(lines.filter((line) => line.includes('delivered'))).toHaveLength(2);
+      expect(watcher.stderr()).not.toContain('nothing new');
+      expect(lines.every((line) => line.startsWith('model-feed-mcp info: '))).toBe(true);
+    } finally {
+      watcher.child.kill('SIGTERM');
+      await watcher.exited;
+    }
+
+    const debug = spawnRaw(watchEnv(sandbox), [
+      'watch',
+      '--interval',
+      '1',
+      '--log-level',
+      'debug',
+      '--state',
+      state,
+    ]);
+    try {
+      await eventually(
+        () => /model-feed-mcp debug: polled: nothing new after change time \d+\n/.test(debug.stderr()),
+        'an idle poll at debug',
+      );
+    } finally {
+      debug.child.kill('SIGTERM');
+      await debug.exited;
+    }
+  }, 40_000);
 });
