@@ -260,9 +260,10 @@ function addWatchCommand(
     .option('--model <vendor>', 'only changes of this vendor slug, e.g. openai (sent to the service)')
     .option(
       '--since <time>',
-      'where to start when no cursor is saved: Unix seconds, 0 = whole history, or now',
+      'where to start when no cursor is saved, or with --reset: Unix seconds, 0 = whole history, or now',
       'now',
     )
+    .option('--reset', 'start from --since even when a cursor is saved; the state file is kept as a backup')
     .option(
       '--state <file>',
       'state file holding the cursor (default: one per base URL and filters in the state folder)',
@@ -313,12 +314,16 @@ function addWatchCommand(
     .addHelpText('after', WATCH_HELP)
     .action(async (_opts, command: Command) => {
       const all = command.opts<Record<string, unknown>>();
+      // A --since the user gave is one a saved cursor overrides, and the watcher says so; the
+      // default is not.
+      if (command.getOptionValueSource('since') === 'default') delete all.since;
       const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { parseWatchFlags } = await import('./watch/options.js');
       const options = parseWatchFlags(all as WatchFlags, {
         cwd: process.cwd(),
         env: io.env,
         secrets: config.secrets,
+        sandbox: config.sandbox,
       });
       const { runWatch } = await import('./commands/watch.js');
       exit(await runWatch(config, io, options));

@@ -141,20 +141,24 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   for (const warning of config.warnings) log.warn(warning);
 
   const service = config.sandbox ? 'sandbox' : (config.baseUrl ?? '');
-  const statePath =
-    options.statePath ??
-    defaultStatePath(
-      stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
-      service,
-      options.filters,
-    );
-  let lock: Lock;
+  // The in-process sandbox is new on every run, and its feed with it: a cursor saved by an earlier
+  // run would not fit it (`--since` would be passed over for it). So it keeps none: no state file,
+  // no lock, every run starts from --since. (options.ts refuses --state and --reset with it.)
+  const statePath = config.sandbox
+    ? undefined
+    : (options.statePath ??
+      defaultStatePath(
+        stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
+        service,
+        options.filters,
+      ));
+  let lock: Lock | undefined;
   try {
-    lock = await acquireLock(`${statePath}.lock`);
+    if (statePath !== undefined) lock = await acquireLock(`${statePath}.lock`);
   } catch (error) {
     status.stop();
     io.stderr(
-      `model-feed-mcp: ${print(error instanceof LockedError ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
+      `model-feed-mcp: ${print(error instanceof LockedError && statePath !== undefined ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
     );
     return EXIT.failed;
   }
@@ -180,7 +184,9 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
       config.sandbox ? { tier: 'pro', live: { everyMs: SANDBOX_LIVE_MS } } : undefined,
     );
     if (config.sandbox)
-      log.info(`sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s`);
+      log.info(
+        `sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s. Each sandbox is new: the cursor is not saved, and every run starts from --since`,
+      );
     sink = await createSink(options, {
       config,
       status,
@@ -214,7 +220,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         now: Date.now,
         sleep,
         random: Math.random,
-        checkLock: lock.check,
+        checkLock: lock?.check,
         concerns,
       },
       controller.signal,
@@ -230,6 +236,6 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await Promise.allSettled([sink?.close(), runtime?.close()]);
-    await lock.release().catch(() => {});
+    await lock?.release().catch(() => {});
   }
 }

@@ -29,7 +29,15 @@ import type { Logger } from '../log.js';
 import { withRetries } from './deliver.js';
 import type { WatchOptions } from './options.js';
 import type { Sink } from './sinks/sink.js';
-import { readState, StateFileError, saveState, stateMismatch, type WatchState, withSkip } from './state.js';
+import {
+  backUpState,
+  readState,
+  StateFileError,
+  saveState,
+  stateMismatch,
+  type WatchState,
+  withSkip,
+} from './state.js';
 import type { StatusLine } from './status.js';
 
 export interface WatcherDeps {
@@ -37,7 +45,11 @@ export interface WatcherDeps {
   sink: Sink;
   log: Logger;
   status: StatusLine;
-  statePath: string;
+  /**
+   * The state file. Undefined: the cursor is kept in this process only, neither read nor saved
+   * (`--sandbox`: each in-process sandbox is new, so no earlier run's cursor fits it).
+   */
+  statePath: string | undefined;
   /** The base URL as stored in the state file (no credentials). */
   service: string;
   now(): number;
@@ -90,6 +102,8 @@ export async function runWatcher(
   const pacer = new Pacer((options.intervalS ?? defaultIntervalS(ASSUMED_DAILY_LIMIT)) * 1000, deps.now());
   let intervalKnown = options.once;
   let state: WatchState;
+  /** Where the cursor is kept, for log lines. */
+  const kept = deps.statePath === undefined ? 'the cursor is not saved' : `state ${deps.statePath}`;
 
   // This run's changes read, and delivered: all of them, or (with --uses) those that concern the
   // code. The status line counts this run's, not the state file's total over every run.
@@ -108,7 +122,7 @@ export async function runWatcher(
       delivered: state.delivered + delivered,
       updatedAt: new Date(deps.now()).toISOString(),
     };
-    await saveState(deps.statePath, state);
+    if (deps.statePath !== undefined) await saveState(deps.statePath, state);
     status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
   };
 
@@ -142,7 +156,7 @@ export async function runWatcher(
     skip = undefined;
     // The id is a plain one (page-glimpse.ts), safe in a log line; the reason is the runner's words.
     log.warn(
-      `skipped change "${change.id}" (change time ${change.changeTime}) as --skip asked: it cannot be read (${change.reason}) and was not delivered; recorded in ${deps.statePath}`,
+      `skipped change "${change.id}" (change time ${change.changeTime}) as --skip asked: it cannot be read (${change.reason}) and was not delivered; ${deps.statePath === undefined ? 'not recorded, as the cursor is not saved' : `recorded in ${deps.statePath}`}`,
     );
   };
 
@@ -172,7 +186,7 @@ export async function runWatcher(
     const what = deps.concerns
       ? `delivered ${poll.delivered} of ${changes(poll.seen)} (the others do not concern your code)`
       : `delivered ${changes(poll.delivered)}`;
-    const line = `${what} to ${sink.label}; cursor ${state.cursor} saved`;
+    const line = `${what} to ${sink.label}; cursor ${state.cursor}${deps.statePath === undefined ? '' : ' saved'}`;
     if (status.live) log.debug(line);
     else log.info(line);
   };
@@ -181,24 +195,39 @@ export async function runWatcher(
   // out an unreachable service like any other.
   let cursorKnown = true;
   try {
-    const saved = await readState(deps.statePath);
+    const path = deps.statePath;
+    if (options.reset && path !== undefined) {
+      // Whatever the file holds (another feed's cursor, or no state at all) is kept as it was.
+      const backup = await backUpState(path, new Date(deps.now()));
+      log.info(
+        backup === undefined
+          ? `--reset: no state was saved in ${path}; starting from --since`
+          : `--reset: the saved state is kept as ${backup}; starting from --since`,
+      );
+    }
+    const saved = path === undefined ? undefined : await readState(path);
     if (saved) {
       const mismatch = stateMismatch(saved, deps.service, options.filters);
       if (mismatch) {
         throw new StateFileError(
-          `${deps.statePath} holds the cursor of another feed: ${mismatch}. Use the same settings, or another --state file`,
+          `${path} holds the cursor of another feed: ${mismatch}. Use the same settings, another --state file, or --reset to start again (that file is kept as a backup)`,
         );
       }
       state = saved;
       // Shown from the start, not only after the first page: where this run carries on from.
       status.update({ cursor: saved.cursor });
-      log.info(`continuing after change time ${saved.cursor} (state ${deps.statePath})`);
+      log.info(`continuing after change time ${saved.cursor} (${kept})`);
+      if (options.sinceGiven) {
+        log.warn(
+          `--since ${options.since} is not used: a cursor is saved in ${path}, and the watcher carries on from it. To start from --since instead, add --reset (the state file is kept as a backup).`,
+        );
+      }
     } else {
       state = { cursor: 0, service: deps.service, filters: options.filters, delivered: 0, updatedAt: '' };
       if (options.since === 'now') cursorKnown = false;
       else {
         await save(options.since, 0);
-        log.info(`starting after change time ${options.since} (state ${deps.statePath})`);
+        log.info(`starting after change time ${options.since} (${kept})`);
       }
     }
   } catch (error) {
@@ -221,7 +250,7 @@ export async function runWatcher(
         const newest = await newestChangeTime(api, options.filters, signal, deps.now);
         await save(newest, 0);
         cursorKnown = true;
-        log.info(`starting after change time ${newest}, the newest change now (state ${deps.statePath})`);
+        log.info(`starting after change time ${newest}, the newest change now (${kept})`);
       }
       await drainFeed({
         api,

@@ -1,16 +1,17 @@
 /**
- * `watch` for a person (issue 22): text lines on a terminal under the status line, and a log that
- * says what each poll did when no one watches the status line (systemd). The built CLI against a sandbox, over real sockets, on a
+ * `watch` for a person (issue 22, items 1–3): text lines on a terminal under the status line, a log
+ * that says what each poll did when no one watches the status line (systemd), and a saved cursor
+ * that never silently overrides --since. The built CLI against a sandbox, over real sockets, on a
  * real pseudo-terminal where a terminal is the point.
  */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { changeLine } from '../../src/text/change-line.js';
 import { spawnPty } from '../support/pty.js';
-import { BIN, eventually, NODE, run, spawnRaw } from './harness.js';
+import { BIN, eventually, NODE, run, scrubbedEnv, spawnRaw } from './harness.js';
 import { envelopes, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -206,4 +207,60 @@ describe('watch without a terminal (systemd): the log at info', () => {
       await debug.exited;
     }
   }, 40_000);
+});
+
+describe('watch with a saved cursor', () => {
+  it('says at start that --since is not used, naming the state file; --reset starts from it, keeping a backup', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state.json');
+    const first = await runWatch(['--once', '--since', '0', '--state', state], watchEnv(sandbox));
+    expect(first.code, first.stderr).toBe(0);
+    const all = envelopes(first.stdout).length;
+    expect(all).toBeGreaterThan(40);
+    const saved = readFileSync(state, 'utf8');
+
+    const ignored = await runWatch(['--once', '--since', '0', '--state', state], watchEnv(sandbox));
+    expect(ignored.code, ignored.stderr).toBe(0);
+    expect(ignored.stdout).toBe('');
+    expect(ignored.stderr).toContain(
+      `model-feed-mcp warn: --since 0 is not used: a cursor is saved in ${state}, and the watcher carries on from it. To start from --since instead, add --reset (the state file is kept as a backup).\n`,
+    );
+    // No --since given: carrying on is what was asked.
+    const plain = await runWatch(['--once', '--state', state], watchEnv(sandbox));
+    expect(plain.stderr).not.toContain('is not used');
+
+    const reset = await runWatch(['--once', '--since', '0', '--reset', '--state', state], watchEnv(sandbox));
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(envelopes(reset.stdout)).toHaveLength(all);
+    const backup = reset.stderr.match(
+      /info: --reset: the saved state is kept as (\S+); starting from --since\n/,
+    )?.[1];
+    expect(backup).toMatch(new RegExp(`^${state.replace(/[.]/g, '\\.')}\\.\\d{8}T\\d{6}Z\\.bak$`));
+    expect(readFileSync(backup as string, 'utf8')).toBe(saved);
+    expect(readdirSync(dir).sort()).toEqual(['state.json', (backup as string).slice(dir.length + 1)].sort());
+    expect(reset.stderr).not.toContain('is not used');
+  });
+
+  it('--sandbox resumes no earlier run: each sandbox is new, and its cursor is not saved', async () => {
+    const stateHome = tempDir();
+    const env = scrubbedEnv({ XDG_STATE_HOME: stateHome });
+    for (const _ of [1, 2]) {
+      const out = await runWatch(['--sandbox', '--once', '--since', '0'], env);
+      expect(out.code, out.stderr).toBe(0);
+      expect(envelopes(out.stdout).length).toBeGreaterThan(40);
+      expect(out.stderr).toContain(
+        'Each sandbox is new: the cursor is not saved, and every run starts from --since',
+      );
+      expect(out.stderr).not.toContain('is not used');
+    }
+    expect(existsSync(join(stateHome, 'model-feed-mcp'))).toBe(false);
+
+    for (const flags of [['--state', join(stateHome, 's.json')], ['--reset']]) {
+      const refused = await runWatch(['--sandbox', '--once', ...flags], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `model-feed-mcp: ${flags[0]} does not apply with --sandbox: each in-process sandbox is new, so its cursor is not saved and every run starts from --since. To try a restart, watch a standalone sandbox (\`model-feed-mcp sandbox --live 5\`) through --base-url and its key.\n`,
+      );
+    }
+  });
 });

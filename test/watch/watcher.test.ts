@@ -3,7 +3,7 @@
  * and what happens to the cursor when a sink fails.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -802,5 +802,130 @@ describe('the log read without a terminal (systemd), and the status line', () =>
       delivered: 1,
     });
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ cursor: 4, delivered: 4 });
+  });
+});
+
+describe('--since with a saved cursor, and --reset', () => {
+  /** A state file saved after the three changes of a memory feed: cursor 3. */
+  async function savedAfterThree() {
+    const path = statePath();
+    const feed = memoryFeed(3, 100_000, 'pro');
+    await runWatcher(
+      watchOptions({ since: 0, once: true }),
+      deps(feed.api, fakeClock(60_000), { statePath: path }),
+      new AbortController().signal,
+    );
+    return { path, feed, saved: readFileSync(path, 'utf8') };
+  }
+
+  it('says at start that a given --since is not used, naming the state file and --reset', async () => {
+    const { path, feed } = await savedAfterThree();
+    const { log, lines } = keptLog('info');
+    const { sink, delivered } = memorySink();
+    const clock = fakeClock(60_000);
+    const result = await runWatcher(
+      watchOptions({ since: 0, sinceGiven: true, once: true }),
+      deps(feed.api, clock, { log, sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toEqual([]);
+    expect(lines).toContain(
+      `model-feed-mcp warn: --since 0 is not used: a cursor is saved in ${path}, and the watcher carries on from it. To start from --since instead, add --reset (the state file is kept as a backup).`,
+    );
+
+    // The default --since (not given) is no request to start elsewhere: nothing to say.
+    const quiet = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 'now', once: true }),
+      deps(feed.api, fakeClock(60_000), { log: quiet.log, statePath: path }),
+      clock.signal,
+    );
+    expect(quiet.lines.join('\n')).not.toContain('is not used');
+  });
+
+  it('--reset starts from --since and keeps the old state file as a backup, named in the log', async () => {
+    const { path, feed, saved } = await savedAfterThree();
+    const { log, lines } = keptLog('info');
+    const { sink, delivered } = memorySink();
+    const clock = fakeClock(60_000);
+    const result = await runWatcher(
+      watchOptions({ since: 1, sinceGiven: true, reset: true, once: true }),
+      deps(feed.api, clock, { log, sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toEqual(['e2', 'e3']);
+    // The fake clock starts 1,000 s after the epoch.
+    const backup = `${path}.19700101T001640Z.bak`;
+    expect(lines).toContain(
+      `model-feed-mcp info: --reset: the saved state is kept as ${backup}; starting from --since`,
+    );
+    expect(lines.join('\n')).not.toContain('is not used');
+    expect(readFileSync(backup, 'utf8')).toBe(saved);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ cursor: 3, delivered: 2 });
+
+    // Another reset within the same second keeps both backups.
+    const again = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 3, reset: true, once: true }),
+      deps(feed.api, fakeClock(60_000), { log: again.log, statePath: path }),
+      clock.signal,
+    );
+    expect(again.lines.join('\n')).toContain(`kept as ${path}.19700101T001640Z-2.bak;`);
+    expect(readFileSync(backup, 'utf8')).toBe(saved);
+  });
+
+  it('--reset moves aside a file that is not a state file too, where the watcher would otherwise stop', async () => {
+    const path = statePath();
+    writeFileSync(path, 'not json', { mode: 0o600 });
+    const feed = memoryFeed(2, 100_000, 'pro');
+    const refused = await runWatcher(
+      watchOptions({ since: 0, once: true }),
+      deps(feed.api, fakeClock(60_000), { statePath: path }),
+      new AbortController().signal,
+    );
+    expect(refused.code).toBe(1);
+    const { sink, delivered } = memorySink();
+    const reset = await runWatcher(
+      watchOptions({ since: 0, reset: true, once: true }),
+      deps(feed.api, fakeClock(60_000), { sink, statePath: path }),
+      new AbortController().signal,
+    );
+    expect(reset.code, reset.message).toBe(0);
+    expect(delivered).toEqual(['e1', 'e2']);
+    const folder = join(path, '..');
+    const backups = readdirSync(folder).filter((name) => name.endsWith('.bak'));
+    expect(backups).toHaveLength(1);
+    expect(readFileSync(join(folder, backups[0] as string), 'utf8')).toBe('not json');
+  });
+
+  it('--reset with no state file just starts from --since, and says so', async () => {
+    const path = statePath();
+    const { log, lines } = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 0, reset: true, once: true }),
+      deps(memoryFeed(1, 100_000, 'pro').api, fakeClock(60_000), { log, statePath: path }),
+      new AbortController().signal,
+    );
+    expect(lines).toContain(
+      `model-feed-mcp info: --reset: no state was saved in ${path}; starting from --since`,
+    );
+  });
+
+  it('without a state file (--sandbox), reads and saves no cursor: each run starts from --since', async () => {
+    const feed = memoryFeed(3, 100_000, 'pro');
+    for (let run = 0; run < 2; run++) {
+      const { sink, delivered } = memorySink();
+      const { log, lines } = keptLog('info');
+      const result = await runWatcher(
+        watchOptions({ since: 0, once: true }),
+        deps(feed.api, fakeClock(60_000), { sink, log, statePath: undefined }),
+        new AbortController().signal,
+      );
+      expect(result.code).toBe(0);
+      expect(delivered).toEqual(['e1', 'e2', 'e3']);
+      expect(lines).toContain('model-feed-mcp info: starting after change time 0 (the cursor is not saved)');
+    }
   });
 });
