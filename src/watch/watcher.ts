@@ -271,8 +271,9 @@ export async function runWatcher(
         skip = undefined;
       }
       if (failures > 0) {
+        // What this poll delivered, if anything, is the next line, with the cursor.
         log.info(
-          `polling recovered after ${failures} failed ${failures === 1 ? 'poll' : 'polls'}; carrying on after change time ${state.cursor}`,
+          `polling recovered after ${failures} failed ${failures === 1 ? 'poll' : 'polls'}${poll.seen === 0 ? `; nothing new after change time ${state.cursor}` : ''}`,
         );
       }
       failures = 0;
@@ -290,6 +291,8 @@ export async function runWatcher(
       if (signal.aborted) return { code: 0 };
       if (error instanceof ConfigError) return { code: 2, message: error.message };
       if (options.once || isFatal(error)) return failed(error);
+      // Pages before the failed call were delivered and saved: the log says so before the failure.
+      if (poll.seen > 0) logPoll();
       failures++;
       // The call that failed is not charged to the budget: the outage backoff spaces the retries.
       failedCalls = 1;

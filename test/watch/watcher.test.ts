@@ -764,8 +764,31 @@ describe('the log read without a terminal (systemd), and the status line', () =>
     );
     expect(told[1]).toMatch(/^model-feed-mcp warn: polling failed \(2 in a row\): /);
     expect(told[2]).toBe(
-      'model-feed-mcp info: polling recovered after 2 failed polls; carrying on after change time 3',
+      'model-feed-mcp info: polling recovered after 2 failed polls; nothing new after change time 3',
     );
+  });
+
+  it('a poll that fails after delivering a page still logs what it delivered, before the failure', async () => {
+    const feed = memoryFeed(150, 100_000, 'pro');
+    const read = feed.api.readChanges.bind(feed.api);
+    let call = 0;
+    feed.api.readChanges = async (query, signal) => {
+      if (++call === 2) throw new NetworkError('ECONNRESET', 'socket hang up', facts);
+      return read(query, signal);
+    };
+    const clock = fakeClock(30_000);
+    const { log, lines } = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { log, random: () => 0 }),
+      clock.signal,
+    );
+    const told = lines.filter((line) => /delivered|polling (failed|recovered)/.test(line));
+    expect(told).toHaveLength(4);
+    expect(told[0]).toBe('model-feed-mcp info: delivered 100 new changes to memory; cursor 100 saved');
+    expect(told[1]).toMatch(/^model-feed-mcp warn: polling failed \(1 in a row\): /);
+    expect(told[2]).toBe('model-feed-mcp info: polling recovered after 1 failed poll');
+    expect(told[3]).toBe('model-feed-mcp info: delivered 50 new changes to memory; cursor 150 saved');
   });
 
   it("shows the saved cursor from the start, and counts this run's deliveries, not the file's total", async () => {
