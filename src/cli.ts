@@ -228,7 +228,7 @@ function addCallCommand(
 }
 
 const WATCH_HELP = `
-Each change is one JSON line (stdout, --jsonl, --exec stdin) or one POST (--webhook):
+Each change is one JSON line (--jsonl, --exec stdin, stdout but on a terminal) or one POST (--webhook):
   {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>","data":<the change>}
 Delivery is at least once, in feed order: the cursor in the state file moves past a change only
 after the sink accepted it. See docs/watch.md.
@@ -260,9 +260,10 @@ function addWatchCommand(
     .option('--model <vendor>', 'only changes of this vendor slug, e.g. openai (sent to the service)')
     .option(
       '--since <time>',
-      'where to start when no cursor is saved: Unix seconds, 0 = whole history, or now',
+      'where to start when no cursor is saved, or with --reset: Unix seconds, 0 = whole history, or now',
       'now',
     )
+    .option('--reset', 'start from --since even when a cursor is saved; the state file is kept as a backup')
     .option(
       '--state <file>',
       'state file holding the cursor (default: one per base URL and filters in the state folder)',
@@ -281,6 +282,12 @@ function addWatchCommand(
       '--uses <path>',
       'deliver only the changes that concern a model the code under this path names (repeatable; as check finds them)',
       (path: string, paths: string[] = []) => [...paths, path],
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'stdout: text (one line per change, for a person) or json (the envelope); default text on a terminal, else json',
+      ).choices(['text', 'json']),
     )
     .option('--jsonl <file>', 'append each change as a JSON line to this file (fsynced)')
     .option('--exec <command>', 'run this shell command once per change, the change on its stdin')
@@ -307,12 +314,16 @@ function addWatchCommand(
     .addHelpText('after', WATCH_HELP)
     .action(async (_opts, command: Command) => {
       const all = command.opts<Record<string, unknown>>();
+      // A --since the user gave is one a saved cursor overrides, and the watcher says so; the
+      // default is not.
+      if (command.getOptionValueSource('since') === 'default') delete all.since;
       const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
       const { parseWatchFlags } = await import('./watch/options.js');
       const options = parseWatchFlags(all as WatchFlags, {
         cwd: process.cwd(),
         env: io.env,
         secrets: config.secrets,
+        sandbox: config.sandbox,
       });
       const { runWatch } = await import('./commands/watch.js');
       exit(await runWatch(config, io, options));

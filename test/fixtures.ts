@@ -91,6 +91,8 @@ export function watchOptions(overrides: Partial<WatchOptions> = {}): WatchOption
   return {
     filters: {},
     since: 0,
+    sinceGiven: false,
+    reset: false,
     statePath: undefined,
     intervalS: undefined,
     once: false,

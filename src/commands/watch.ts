@@ -20,7 +20,7 @@ import { stateFolder } from '../store/paths.js';
 import { redact, secretValues, withEscapedForms } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { USER_AGENT } from '../version.js';
-import type { WatchOptions } from '../watch/options.js';
+import type { StdoutFormat, WatchOptions } from '../watch/options.js';
 import { createJsonlSink } from '../watch/sinks/jsonl.js';
 import type { Sink } from '../watch/sinks/sink.js';
 import { createStdoutSink } from '../watch/sinks/stdout.js';
@@ -50,7 +50,11 @@ async function createSink(
   switch (sink.kind) {
     case 'stdout':
       // Change lines on the status line's terminal are written around it, or they would run into it.
-      return createStdoutSink(process.stdout, process.stdout.isTTY ? status : undefined);
+      return createStdoutSink(
+        process.stdout,
+        process.stdout.isTTY ? status : undefined,
+        stdoutFormat(sink.format),
+      );
     case 'jsonl':
       return createJsonlSink(sink.path);
     case 'webhook': {
@@ -96,6 +100,11 @@ async function createSink(
   }
 }
 
+/** `--format`, or by default text for a person at a terminal and JSON for a program reading a pipe. */
+function stdoutFormat(format: StdoutFormat | undefined): StdoutFormat {
+  return format ?? (process.stdout.isTTY ? 'text' : 'json');
+}
+
 function lockMessage(error: LockedError, statePath: string): string {
   const holder = error.holder;
   const who = holder
@@ -132,20 +141,24 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   for (const warning of config.warnings) log.warn(warning);
 
   const service = config.sandbox ? 'sandbox' : (config.baseUrl ?? '');
-  const statePath =
-    options.statePath ??
-    defaultStatePath(
-      stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
-      service,
-      options.filters,
-    );
-  let lock: Lock;
+  // The in-process sandbox is new on every run, and its feed with it: a cursor saved by an earlier
+  // run would not fit it (`--since` would be passed over for it). So it keeps none: no state file,
+  // no lock, every run starts from --since. (options.ts refuses --state and --reset with it.)
+  const statePath = config.sandbox
+    ? undefined
+    : (options.statePath ??
+      defaultStatePath(
+        stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
+        service,
+        options.filters,
+      ));
+  let lock: Lock | undefined;
   try {
-    lock = await acquireLock(`${statePath}.lock`);
+    if (statePath !== undefined) lock = await acquireLock(`${statePath}.lock`);
   } catch (error) {
     status.stop();
     io.stderr(
-      `model-feed-mcp: ${print(error instanceof LockedError ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
+      `model-feed-mcp: ${print(error instanceof LockedError && statePath !== undefined ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
     );
     return EXIT.failed;
   }
@@ -171,7 +184,9 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
       config.sandbox ? { tier: 'pro', live: { everyMs: SANDBOX_LIVE_MS } } : undefined,
     );
     if (config.sandbox)
-      log.info(`sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s`);
+      log.info(
+        `sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s. Each sandbox is new: the cursor is not saved, and every run starts from --since`,
+      );
     sink = await createSink(options, {
       config,
       status,
@@ -179,7 +194,11 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
       log,
       feedHash: feedHash(service, options.filters),
     });
-    log.info(`delivering to ${sink.label}${options.once ? ', once' : ''}`);
+    // A person who wanted the JSON at a terminal learns how to get it.
+    const asText = options.sink.kind === 'stdout' && stdoutFormat(options.sink.format) === 'text';
+    log.info(
+      `delivering to ${sink.label}${asText ? ' as text (--format json for JSON lines)' : ''}${options.once ? ', once' : ''}`,
+    );
     let concerns: ((event: ChangeEvent) => boolean) | undefined;
     if (options.uses.length) {
       const { modelsUsedUnder } = await import('../check/uses.js');
@@ -201,7 +220,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         now: Date.now,
         sleep,
         random: Math.random,
-        checkLock: lock.check,
+        checkLock: lock?.check,
         concerns,
       },
       controller.signal,
@@ -217,6 +236,6 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await Promise.allSettled([sink?.close(), runtime?.close()]);
-    await lock.release().catch(() => {});
+    await lock?.release().catch(() => {});
   }
 }

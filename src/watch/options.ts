@@ -21,7 +21,9 @@ export interface WatchFlags {
   once?: boolean;
   maxAttempts?: string;
   skip?: string;
+  reset?: boolean;
   uses?: string[];
+  format?: string;
   jsonl?: string;
   exec?: string;
   webhook?: string;
@@ -30,8 +32,12 @@ export interface WatchFlags {
   atomUrl?: string;
 }
 
+/** How the stdout sink writes a change: the JSON envelope, or one line of text for a person. */
+export type StdoutFormat = 'text' | 'json';
+
 export type SinkChoice =
-  | { kind: 'stdout' }
+  /** `format`: as `--format` gave it; absent, text when stdout is a terminal and JSON otherwise. */
+  | { kind: 'stdout'; format?: StdoutFormat }
   | { kind: 'jsonl'; path: string }
   | { kind: 'exec'; command: string }
   | {
@@ -48,8 +54,12 @@ export type SinkChoice =
 
 export interface WatchOptions {
   filters: FeedFilters;
-  /** Where to start when no cursor is saved: a change time, or the newest change at start. */
+  /** Where to start when no cursor is saved (or with `reset`): a change time, or the newest change at start. */
   since: number | 'now';
+  /** Whether `--since` was given, not defaulted: a saved cursor then overrides it, and the watcher says so. */
+  sinceGiven: boolean;
+  /** `--reset`: the saved state is moved aside as a backup, and the watcher starts from `since`. */
+  reset: boolean;
   /** Absolute path of the state file; undefined: the default one for this feed. */
   statePath: string | undefined;
   /** Seconds between polls; undefined: from the tier. */
@@ -174,6 +184,12 @@ function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): Sin
   if (flags.atomUrl !== undefined && flags.atom === undefined) {
     fail('--atom-url', 'applies only with --atom <file>.');
   }
+  if (flags.format !== undefined && given.length > 0) {
+    fail(
+      '--format',
+      `applies only to stdout; --${given[0]} gets the JSON envelope${given[0] === 'webhook' ? ' (or, with --webhook-format slack, one line of text)' : ''}.`,
+    );
+  }
   if (flags.jsonl !== undefined)
     return { kind: 'jsonl', path: parsePath(flags.jsonl, '--jsonl', cwd) as string };
   if (flags.atom !== undefined) {
@@ -195,7 +211,11 @@ function chooseSink(flags: WatchFlags, cwd: string, env: Env, shown: Shown): Sin
     const secret = format === 'standard' || rawSecret ? parseWebhookSecret(rawSecret) : undefined;
     return { kind: 'webhook', url: parseWebhookUrl(flags.webhook), format, secret, rawSecret };
   }
-  return { kind: 'stdout' };
+  if (flags.format === undefined) return { kind: 'stdout' };
+  const format = flags.format.trim().toLowerCase();
+  if (format !== 'text' && format !== 'json')
+    fail('--format', `must be text or json; got ${shown(flags.format)}.`);
+  return { kind: 'stdout', format };
 }
 
 export interface ParseContext {
@@ -204,13 +224,30 @@ export interface ParseContext {
   env: Env;
   /** Values no message may quote: Config.secrets. */
   secrets: readonly string[];
+  /** `--sandbox`: the in-process sandbox, new on every run, whose cursor is never saved. */
+  sandbox?: boolean;
 }
 
-export function parseWatchFlags(flags: WatchFlags, { cwd, env, secrets }: ParseContext): WatchOptions {
+export function parseWatchFlags(
+  flags: WatchFlags,
+  { cwd, env, secrets, sandbox = false }: ParseContext,
+): WatchOptions {
   const shown: Shown = (raw) => `"${echoValue(raw, secrets)}"`;
+  // A cursor saved with one in-process sandbox does not fit the next: each is new, so none is kept,
+  // and a flag about the saved state would be a promise not kept.
+  for (const flag of ['state', 'reset'] as const) {
+    if (sandbox && flags[flag] !== undefined && flags[flag] !== false) {
+      fail(
+        `--${flag}`,
+        'does not apply with --sandbox: each in-process sandbox is new, so its cursor is not saved and every run starts from --since. To try a restart, watch a standalone sandbox (`model-feed-mcp sandbox --live 5`) through --base-url and its key.',
+      );
+    }
+  }
   return {
     filters: { type: parseType(flags.type, shown), model: parseModel(flags.model, shown) },
     since: parseSince(flags.since, shown),
+    sinceGiven: flags.since !== undefined,
+    reset: flags.reset === true,
     statePath: parsePath(flags.state, '--state', cwd),
     intervalS:
       flags.interval === undefined

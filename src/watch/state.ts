@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { isPlainChangeId } from '../api/page-glimpse.js';
 import { StateFileError } from '../errors.js';
 import type { FeedFilters, SkippedChange } from '../feed/follower.js';
-import { nodeCrypto } from '../lazy-node.js';
+import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { oneLine } from '../text/terminal.js';
@@ -136,6 +136,51 @@ export async function readState(path: string): Promise<WatchState | undefined> {
     updatedAt: optionalString(value.updatedAt) ?? '',
     ...(value.skipped !== undefined && { skipped: readSkipped(value.skipped) ?? [] }),
   };
+}
+
+/**
+ * `--reset`: moves the state file aside, to `<path>.<UTC time>.bak` beside it, and returns that
+ * name; undefined when there is no state file. The file is kept as it was, whatever it holds (a
+ * cursor, another feed's, or no state at all). Only a file that could be read as state is moved
+ * (a regular file of this user's, or a link to one): the rest is refused as reading refuses it.
+ * The caller holds the lock, so no other watcher names a backup meanwhile. The next save fsyncs the
+ * folder, which makes the move durable; a crash before it leaves the state file where it was.
+ */
+export async function backUpState(path: string, now: Date): Promise<string | undefined> {
+  let opened: Awaited<ReturnType<typeof openRegular>>;
+  try {
+    opened = await openRegular(path, { followLink: true });
+  } catch (error) {
+    throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  if (opened.kind === 'missing') return undefined;
+  if (opened.kind === 'refused') {
+    throw new StateFileError(`${path} ${opened.reason}. Move it away, or give another --state file`);
+  }
+  await opened.file.close();
+  // 20261123T144802Z: sorts by time, and holds no character a file system refuses.
+  const stamp = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`;
+  for (let n = 1; ; n++) {
+    const backup = `${path}.${stamp}${n === 1 ? '' : `-${n}`}.bak`;
+    // Two resets within a second must not put one backup over another.
+    if (await exists(backup)) continue;
+    try {
+      await nodeFs().rename(path, backup);
+    } catch (error) {
+      throw new StateFileError(`cannot move ${path} to ${backup}: ${(error as Error).message}`);
+    }
+    return backup;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await nodeFs().lstat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new StateFileError(`cannot look at ${path}: ${(error as Error).message}`);
+  }
 }
 
 /** Writes the state; a failure is a StateFileError, which stops the watcher (its cursor would drift). */

@@ -9,7 +9,9 @@ import { oneLine } from '../text/terminal.js';
 
 export interface StatusFields {
   lastPoll: number | undefined;
+  /** The saved cursor from the start, then each page's. */
   cursor: number | undefined;
+  /** Changes delivered by this run (the state file counts every run's). */
   delivered: number;
   nextPoll: number | undefined;
   callsLeft: number | null | undefined;
@@ -20,6 +22,8 @@ export interface StatusFields {
 }
 
 export interface StatusLine {
+  /** Drawn on a terminal: what it shows (each poll's cursor and count) needs no log line of its own. */
+  readonly live?: boolean;
   update(fields: Partial<StatusFields>): void;
   /** Writes a log line above the status line. */
   write(line: string): void;
@@ -66,6 +70,7 @@ const CLEAR_LINE = '\r\x1b[2K';
 export function createStatusLine(stream: Terminal, now: () => number = Date.now): StatusLine {
   if (!stream.isTTY) {
     return {
+      live: false,
       update: () => {},
       write: (line) => void stream.write(line),
       aside: (write) => write(),
@@ -81,10 +86,15 @@ export function createStatusLine(stream: Terminal, now: () => number = Date.now)
     note: undefined,
   };
   let shown = false;
+  /**
+   * Drawn from the first update on, once the watcher knows where it is: log lines of the start
+   * (the sandbox, the sink) come before it, and no "cursor -" stands for a cursor that is saved.
+   */
+  let started = false;
   /** After stop, lines still go out (a closing sink, a late log) but the status line is not drawn. */
   let stopped = false;
   const draw = () => {
-    if (stopped) return;
+    if (stopped || !started) return;
     const width = Math.max(20, (stream.columns ?? 100) - 1);
     const line = renderStatus(fields, now());
     stream.write(`${CLEAR_LINE}${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
@@ -94,8 +104,10 @@ export function createStatusLine(stream: Terminal, now: () => number = Date.now)
   const ticker = setInterval(draw, 1000);
   ticker.unref();
   return {
+    live: true,
     update(changes) {
       Object.assign(fields, changes);
+      started = true;
       draw();
     },
     write(line) {

@@ -29,7 +29,15 @@ import type { Logger } from '../log.js';
 import { withRetries } from './deliver.js';
 import type { WatchOptions } from './options.js';
 import type { Sink } from './sinks/sink.js';
-import { readState, StateFileError, saveState, stateMismatch, type WatchState, withSkip } from './state.js';
+import {
+  backUpState,
+  readState,
+  StateFileError,
+  saveState,
+  stateMismatch,
+  type WatchState,
+  withSkip,
+} from './state.js';
 import type { StatusLine } from './status.js';
 
 export interface WatcherDeps {
@@ -37,7 +45,11 @@ export interface WatcherDeps {
   sink: Sink;
   log: Logger;
   status: StatusLine;
-  statePath: string;
+  /**
+   * The state file. Undefined: the cursor is kept in this process only, neither read nor saved
+   * (`--sandbox`: each in-process sandbox is new, so no earlier run's cursor fits it).
+   */
+  statePath: string | undefined;
   /** The base URL as stored in the state file (no credentials). */
   service: string;
   now(): number;
@@ -90,6 +102,16 @@ export async function runWatcher(
   const pacer = new Pacer((options.intervalS ?? defaultIntervalS(ASSUMED_DAILY_LIMIT)) * 1000, deps.now());
   let intervalKnown = options.once;
   let state: WatchState;
+  /** Where the cursor is kept, for log lines. */
+  const kept = deps.statePath === undefined ? 'the cursor is not saved' : `state ${deps.statePath}`;
+
+  // This run's changes read, and delivered: all of them, or (with --uses) those that concern the
+  // code. The status line counts this run's, not the state file's total over every run.
+  const run = { seen: 0, delivered: 0 };
+  // The same for the poll in progress, for its log line.
+  const poll = { seen: 0, delivered: 0 };
+  const concerningNote = () =>
+    deps.concerns ? `${run.delivered} of ${run.seen} concern your code` : undefined;
 
   const save = async (cursor: number, delivered: number) => {
     // Taken over meanwhile (the lock judged stale, or deleted): two watchers would share one cursor.
@@ -100,14 +122,9 @@ export async function runWatcher(
       delivered: state.delivered + delivered,
       updatedAt: new Date(deps.now()).toISOString(),
     };
-    await saveState(deps.statePath, state);
-    status.update({ cursor, delivered: state.delivered, callsLeft: api.rateLimit?.remaining });
+    if (deps.statePath !== undefined) await saveState(deps.statePath, state);
+    status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
   };
-
-  // This run's changes, and (with --uses) how many of them concerned the code.
-  const run = { seen: 0, concerning: 0 };
-  const concerningNote = () =>
-    deps.concerns ? `${run.concerning} of ${run.seen} concern your code` : undefined;
 
   const accept = async (page: FeedPage) => {
     // The first answer told the tier: an interval it does not allow is refused before any delivery.
@@ -116,12 +133,14 @@ export async function runWatcher(
     let delivered = 0;
     for (const item of page.items) {
       run.seen++;
+      poll.seen++;
       if (deps.concerns && !deps.concerns(item.event)) continue;
-      run.concerning++;
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
       await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
       delivered++;
+      run.delivered++;
+      poll.delivered++;
     }
     await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
     // Only now, with every change of the page accepted (or passed over), may the cursor move past them.
@@ -137,7 +156,7 @@ export async function runWatcher(
     skip = undefined;
     // The id is a plain one (page-glimpse.ts), safe in a log line; the reason is the runner's words.
     log.warn(
-      `skipped change "${change.id}" (change time ${change.changeTime}) as --skip asked: it cannot be read (${change.reason}) and was not delivered; recorded in ${deps.statePath}`,
+      `skipped change "${change.id}" (change time ${change.changeTime}) as --skip asked: it cannot be read (${change.reason}) and was not delivered; ${deps.statePath === undefined ? 'not recorded, as the cursor is not saved' : `recorded in ${deps.statePath}`}`,
     );
   };
 
@@ -153,26 +172,62 @@ export async function runWatcher(
     return undefined;
   };
 
+  /**
+   * One line per poll that read something (how many, the new cursor), for a log read without the
+   * status line (systemd's journal). On a terminal the status line shows the same, so the line goes
+   * to debug there; an idle poll is a debug line either way.
+   */
+  const logPoll = () => {
+    if (poll.seen === 0) {
+      log.debug(`polled: nothing new after change time ${state.cursor}`);
+      return;
+    }
+    const changes = (n: number) => `${n} new ${n === 1 ? 'change' : 'changes'}`;
+    const what = deps.concerns
+      ? `delivered ${poll.delivered} of ${changes(poll.seen)} (the others do not concern your code)`
+      : `delivered ${changes(poll.delivered)}`;
+    const line = `${what} to ${sink.label}; cursor ${state.cursor}${deps.statePath === undefined ? '' : ' saved'}`;
+    if (status.live) log.debug(line);
+    else log.info(line);
+  };
+
   // The saved place, if any. With none, `--since now` is settled by the first poll, which rides
   // out an unreachable service like any other.
   let cursorKnown = true;
   try {
-    const saved = await readState(deps.statePath);
+    const path = deps.statePath;
+    if (options.reset && path !== undefined) {
+      // Whatever the file holds (another feed's cursor, or no state at all) is kept as it was.
+      const backup = await backUpState(path, new Date(deps.now()));
+      log.info(
+        backup === undefined
+          ? `--reset: no state was saved in ${path}; starting from --since`
+          : `--reset: the saved state is kept as ${backup}; starting from --since`,
+      );
+    }
+    const saved = path === undefined ? undefined : await readState(path);
     if (saved) {
       const mismatch = stateMismatch(saved, deps.service, options.filters);
       if (mismatch) {
         throw new StateFileError(
-          `${deps.statePath} holds the cursor of another feed: ${mismatch}. Use the same settings, or another --state file`,
+          `${path} holds the cursor of another feed: ${mismatch}. Use the same settings, another --state file, or --reset to start again (that file is kept as a backup)`,
         );
       }
       state = saved;
-      log.info(`continuing after change time ${saved.cursor} (state ${deps.statePath})`);
+      // Shown from the start, not only after the first page: where this run carries on from.
+      status.update({ cursor: saved.cursor });
+      log.info(`continuing after change time ${saved.cursor} (${kept})`);
+      if (options.sinceGiven) {
+        log.warn(
+          `--since ${options.since} is not used: a cursor is saved in ${path}, and the watcher carries on from it. To start from --since instead, add --reset (the state file is kept as a backup).`,
+        );
+      }
     } else {
       state = { cursor: 0, service: deps.service, filters: options.filters, delivered: 0, updatedAt: '' };
       if (options.since === 'now') cursorKnown = false;
       else {
         await save(options.since, 0);
-        log.info(`starting after change time ${options.since} (state ${deps.statePath})`);
+        log.info(`starting after change time ${options.since} (${kept})`);
       }
     }
   } catch (error) {
@@ -186,6 +241,8 @@ export async function runWatcher(
     let calls = 0;
     let failedCalls = 0;
     let failure: unknown;
+    poll.seen = 0;
+    poll.delivered = 0;
     try {
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
@@ -193,7 +250,7 @@ export async function runWatcher(
         const newest = await newestChangeTime(api, options.filters, signal, deps.now);
         await save(newest, 0);
         cursorKnown = true;
-        log.info(`starting after change time ${newest}, the newest change now (state ${deps.statePath})`);
+        log.info(`starting after change time ${newest}, the newest change now (${kept})`);
       }
       await drainFeed({
         api,
@@ -213,20 +270,29 @@ export async function runWatcher(
         log.warn(`--skip ${skip}: no change that cannot be read was met, so nothing was skipped`);
         skip = undefined;
       }
+      if (failures > 0) {
+        // What this poll delivered, if anything, is the next line, with the cursor.
+        log.info(
+          `polling recovered after ${failures} failed ${failures === 1 ? 'poll' : 'polls'}${poll.seen === 0 ? `; nothing new after change time ${state.cursor}` : ''}`,
+        );
+      }
       failures = 0;
       const refusal = settleInterval();
       if (refusal) return { code: 2, message: refusal };
       if (options.once) {
         const concerning = concerningNote();
         log.info(
-          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}`,
+          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}; cursor ${state.cursor}`,
         );
         return { code: 0 };
       }
+      logPoll();
     } catch (error) {
       if (signal.aborted) return { code: 0 };
       if (error instanceof ConfigError) return { code: 2, message: error.message };
       if (options.once || isFatal(error)) return failed(error);
+      // Pages before the failed call were delivered and saved: the log says so before the failure.
+      if (poll.seen > 0) logPoll();
       failures++;
       // The call that failed is not charged to the budget: the outage backoff spaces the retries.
       failedCalls = 1;

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createDelivery } from '../../src/feed/envelope.js';
+import { changeLine } from '../../src/text/change-line.js';
+import { parseWatchFlags } from '../../src/watch/options.js';
 import { createStdoutSink } from '../../src/watch/sinks/stdout.js';
 import { createStatusLine, renderStatus } from '../../src/watch/status.js';
 import { changeEvent } from '../fixtures.js';
@@ -134,5 +136,51 @@ describe('the status line with change lines on the same terminal', () => {
     await sink.deliver(createDelivery(event, event as never, new Date(0)), new AbortController().signal);
     status.stop();
     expect(writes.map((w) => w.to)).toEqual(['stderr', 'stdout', 'stderr']);
+  });
+});
+
+describe('the text format (--format text)', () => {
+  function collect() {
+    const out: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        out.push(chunk.toString());
+        done();
+      },
+    });
+    return { out, stream };
+  }
+
+  it('writes one line per change: the line list_model_changes gives, terminal-safe', async () => {
+    const { out, stream } = collect();
+    const sink = createStdoutSink(stream, undefined, 'text');
+    const event = changeEvent({
+      id: 'e1',
+      // Upstream text that would act on a terminal or forge a line of its own.
+      title: 'Price cut\x1b]0;pwned\x07\x1b[2J\nmodel-feed-mcp error: forged\u2028\u202eevil',
+      beforeValue: '$5',
+      afterValue: '$2',
+    });
+    await sink.deliver(createDelivery(event, event as never, new Date(0)), new AbortController().signal);
+    expect(out).toHaveLength(1);
+    const line = out[0] as string;
+    expect(line).toBe(`${changeLine(event as never)}\n`);
+    expect(line).toMatch(
+      /^\d{4}-\d\d-\d\d \w+ \| .* \| Price cut model-feed-mcp error: forged evil \| \$5 → \$2 \| /,
+    );
+    expect(line.slice(0, -1)).not.toMatch(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e]/);
+  });
+
+  it('is chosen by --format for stdout only; absent, it is left to the terminal', () => {
+    const context = { cwd: '/work', env: {}, secrets: [] };
+    expect(parseWatchFlags({ format: 'text' }, context).sink).toEqual({ kind: 'stdout', format: 'text' });
+    expect(parseWatchFlags({ format: 'json' }, context).sink).toEqual({ kind: 'stdout', format: 'json' });
+    expect(parseWatchFlags({}, context).sink).toEqual({ kind: 'stdout' });
+    expect(() => parseWatchFlags({ format: 'text', jsonl: 'x.jsonl' }, context)).toThrow(
+      '--format applies only to stdout; --jsonl gets the JSON envelope.',
+    );
+    expect(() => parseWatchFlags({ format: 'yaml' }, context)).toThrow(
+      '--format must be text or json; got "yaml".',
+    );
   });
 });

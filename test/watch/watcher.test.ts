@@ -3,7 +3,7 @@
  * and what happens to the cursor when a sink fails.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,9 @@ import {
   Pacer,
   smallestIntervalS,
 } from '../../src/feed/schedule.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
+import type { StatusFields, StatusLine } from '../../src/watch/status.js';
 import { runWatcher, type WatcherDeps } from '../../src/watch/watcher.js';
 import { changeEvent, silentStatus, watchOptions } from '../fixtures.js';
 
@@ -660,5 +661,294 @@ describe('a change too large to read', () => {
     const result = await runWatcher(watchOptions({ since: 0 }), deps(feed.api, clock), clock.signal);
     expect(result.code).toBe(0);
     expect(feed.calls.length).toBeGreaterThan(10);
+  });
+});
+
+/** A logger at `level` whose lines are kept, without their newline. */
+function keptLog(level: 'info' | 'debug' = 'info') {
+  const lines: string[] = [];
+  const log = createLogger({ level, format: 'text', write: (line) => lines.push(line.trimEnd()) });
+  return { log, lines };
+}
+
+/** A status line that records each update; `live`: as drawn on a terminal. */
+function recordingStatus(live: boolean) {
+  const updates: Partial<StatusFields>[] = [];
+  const status: StatusLine = {
+    live,
+    update: (fields) => updates.push({ ...fields }),
+    write: () => {},
+    aside: (write) => write(),
+    stop: () => {},
+  };
+  return { status, updates };
+}
+
+/** A feed of three changes that gets two more once the clock passes 8 s. */
+function growingFeed(clock: ReturnType<typeof fakeClock>) {
+  const feed = memoryFeed(3, 100_000, 'pro');
+  const read = feed.api.readChanges.bind(feed.api);
+  feed.api.readChanges = async (query, signal) => {
+    if (clock.elapsed() >= 8000 && feed.entries.length === 3) feed.entries.push(feedEntry(4), feedEntry(5));
+    return read(query, signal);
+  };
+  return feed;
+}
+
+describe('the log read without a terminal (systemd), and the status line', () => {
+  const facts = { method: 'GET', path: '/api/v1/changes', host: 'feed.test', attempts: 3, proxy: undefined };
+
+  it('logs a line per poll that delivered, with how many and the cursor; an idle poll only at debug', async () => {
+    const clock = fakeClock(20_000);
+    const { log, lines } = keptLog('info');
+    const path = statePath();
+    const result = await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(growingFeed(clock).api, clock, { log, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    // Polls at 0, 4, 8, 12 and 16 s: two delivered something, three were idle and say nothing.
+    expect(lines.filter((line) => line.includes('delivered'))).toEqual([
+      'model-feed-mcp info: delivered 3 new changes to memory; cursor 3 saved',
+      'model-feed-mcp info: delivered 2 new changes to memory; cursor 5 saved',
+    ]);
+    expect(lines.join('\n')).not.toContain('nothing new');
+
+    const debugClock = fakeClock(20_000);
+    const debug = keptLog('debug');
+    await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(growingFeed(debugClock).api, debugClock, { log: debug.log }),
+      debugClock.signal,
+    );
+    expect(debug.lines.filter((line) => line.includes('polled: nothing new'))).toEqual([
+      'model-feed-mcp debug: polled: nothing new after change time 3',
+      'model-feed-mcp debug: polled: nothing new after change time 5',
+      'model-feed-mcp debug: polled: nothing new after change time 5',
+    ]);
+  });
+
+  it('on a terminal, where the status line shows each poll, leaves the per-poll line to debug', async () => {
+    const clock = fakeClock(20_000);
+    const { log, lines } = keptLog('info');
+    const { status } = recordingStatus(true);
+    await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(growingFeed(clock).api, clock, { log, status }),
+      clock.signal,
+    );
+    expect(lines.join('\n')).not.toContain('delivered');
+  });
+
+  it('logs one line per failed poll and one when polling recovers', async () => {
+    const feed = memoryFeed(3, 100_000, 'pro');
+    const read = feed.api.readChanges.bind(feed.api);
+    let call = 0;
+    feed.api.readChanges = async (query, signal) => {
+      call++;
+      if (call === 2 || call === 3) throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
+      return read(query, signal);
+    };
+    const clock = fakeClock(60_000);
+    const { log, lines } = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { log, random: () => 0 }),
+      clock.signal,
+    );
+    const told = lines.filter((line) => /polling (failed|recovered)/.test(line));
+    expect(told).toHaveLength(3);
+    expect(told[0]).toMatch(
+      /^model-feed-mcp warn: polling failed \(1 in a row\): .*ECONNREFUSED.* Retrying in \d+ s\.$/,
+    );
+    expect(told[1]).toMatch(/^model-feed-mcp warn: polling failed \(2 in a row\): /);
+    expect(told[2]).toBe(
+      'model-feed-mcp info: polling recovered after 2 failed polls; nothing new after change time 3',
+    );
+  });
+
+  it('a poll that fails after delivering a page still logs what it delivered, before the failure', async () => {
+    const feed = memoryFeed(150, 100_000, 'pro');
+    const read = feed.api.readChanges.bind(feed.api);
+    let call = 0;
+    feed.api.readChanges = async (query, signal) => {
+      if (++call === 2) throw new NetworkError('ECONNRESET', 'socket hang up', facts);
+      return read(query, signal);
+    };
+    const clock = fakeClock(30_000);
+    const { log, lines } = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 0 }),
+      deps(feed.api, clock, { log, random: () => 0 }),
+      clock.signal,
+    );
+    const told = lines.filter((line) => /delivered|polling (failed|recovered)/.test(line));
+    expect(told).toHaveLength(4);
+    expect(told[0]).toBe('model-feed-mcp info: delivered 100 new changes to memory; cursor 100 saved');
+    expect(told[1]).toMatch(/^model-feed-mcp warn: polling failed \(1 in a row\): /);
+    expect(told[2]).toBe('model-feed-mcp info: polling recovered after 1 failed poll');
+    expect(told[3]).toBe('model-feed-mcp info: delivered 50 new changes to memory; cursor 150 saved');
+  });
+
+  it("shows the saved cursor from the start, and counts this run's deliveries, not the file's total", async () => {
+    const path = statePath();
+    const feed = memoryFeed(3, 100_000, 'pro');
+    await runWatcher(
+      watchOptions({ since: 0, once: true }),
+      deps(feed.api, fakeClock(60_000), { statePath: path }),
+      new AbortController().signal,
+    );
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ cursor: 3, delivered: 3 });
+
+    feed.entries.push(feedEntry(4));
+    const calls = feed.calls.length;
+    const { status, updates } = recordingStatus(true);
+    const clock = fakeClock(60_000);
+    let callsAtFirstCursor: number | undefined;
+    const update = status.update;
+    status.update = (fields) => {
+      if (fields.cursor !== undefined) callsAtFirstCursor ??= feed.calls.length;
+      update(fields);
+    };
+    await runWatcher(
+      watchOptions({ once: true }),
+      deps(feed.api, clock, { status, statePath: path }),
+      clock.signal,
+    );
+    // Before any call: the cursor the state file holds, not "cursor -".
+    expect(updates.find((fields) => fields.cursor !== undefined)?.cursor).toBe(3);
+    expect(callsAtFirstCursor).toBe(calls);
+    // This run delivered one change; the file counts all four.
+    expect(updates.filter((fields) => fields.delivered !== undefined).at(-1)).toMatchObject({
+      cursor: 4,
+      delivered: 1,
+    });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ cursor: 4, delivered: 4 });
+  });
+});
+
+describe('--since with a saved cursor, and --reset', () => {
+  /** A state file saved after the three changes of a memory feed: cursor 3. */
+  async function savedAfterThree() {
+    const path = statePath();
+    const feed = memoryFeed(3, 100_000, 'pro');
+    await runWatcher(
+      watchOptions({ since: 0, once: true }),
+      deps(feed.api, fakeClock(60_000), { statePath: path }),
+      new AbortController().signal,
+    );
+    return { path, feed, saved: readFileSync(path, 'utf8') };
+  }
+
+  it('says at start that a given --since is not used, naming the state file and --reset', async () => {
+    const { path, feed } = await savedAfterThree();
+    const { log, lines } = keptLog('info');
+    const { sink, delivered } = memorySink();
+    const clock = fakeClock(60_000);
+    const result = await runWatcher(
+      watchOptions({ since: 0, sinceGiven: true, once: true }),
+      deps(feed.api, clock, { log, sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toEqual([]);
+    expect(lines).toContain(
+      `model-feed-mcp warn: --since 0 is not used: a cursor is saved in ${path}, and the watcher carries on from it. To start from --since instead, add --reset (the state file is kept as a backup).`,
+    );
+
+    // The default --since (not given) is no request to start elsewhere: nothing to say.
+    const quiet = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 'now', once: true }),
+      deps(feed.api, fakeClock(60_000), { log: quiet.log, statePath: path }),
+      clock.signal,
+    );
+    expect(quiet.lines.join('\n')).not.toContain('is not used');
+  });
+
+  it('--reset starts from --since and keeps the old state file as a backup, named in the log', async () => {
+    const { path, feed, saved } = await savedAfterThree();
+    const { log, lines } = keptLog('info');
+    const { sink, delivered } = memorySink();
+    const clock = fakeClock(60_000);
+    const result = await runWatcher(
+      watchOptions({ since: 1, sinceGiven: true, reset: true, once: true }),
+      deps(feed.api, clock, { log, sink, statePath: path }),
+      clock.signal,
+    );
+    expect(result.code).toBe(0);
+    expect(delivered).toEqual(['e2', 'e3']);
+    // The fake clock starts 1,000 s after the epoch.
+    const backup = `${path}.19700101T001640Z.bak`;
+    expect(lines).toContain(
+      `model-feed-mcp info: --reset: the saved state is kept as ${backup}; starting from --since`,
+    );
+    expect(lines.join('\n')).not.toContain('is not used');
+    expect(readFileSync(backup, 'utf8')).toBe(saved);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ cursor: 3, delivered: 2 });
+
+    // Another reset within the same second keeps both backups.
+    const again = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 3, reset: true, once: true }),
+      deps(feed.api, fakeClock(60_000), { log: again.log, statePath: path }),
+      clock.signal,
+    );
+    expect(again.lines.join('\n')).toContain(`kept as ${path}.19700101T001640Z-2.bak;`);
+    expect(readFileSync(backup, 'utf8')).toBe(saved);
+  });
+
+  it('--reset moves aside a file that is not a state file too, where the watcher would otherwise stop', async () => {
+    const path = statePath();
+    writeFileSync(path, 'not json', { mode: 0o600 });
+    const feed = memoryFeed(2, 100_000, 'pro');
+    const refused = await runWatcher(
+      watchOptions({ since: 0, once: true }),
+      deps(feed.api, fakeClock(60_000), { statePath: path }),
+      new AbortController().signal,
+    );
+    expect(refused.code).toBe(1);
+    const { sink, delivered } = memorySink();
+    const reset = await runWatcher(
+      watchOptions({ since: 0, reset: true, once: true }),
+      deps(feed.api, fakeClock(60_000), { sink, statePath: path }),
+      new AbortController().signal,
+    );
+    expect(reset.code, reset.message).toBe(0);
+    expect(delivered).toEqual(['e1', 'e2']);
+    const folder = join(path, '..');
+    const backups = readdirSync(folder).filter((name) => name.endsWith('.bak'));
+    expect(backups).toHaveLength(1);
+    expect(readFileSync(join(folder, backups[0] as string), 'utf8')).toBe('not json');
+  });
+
+  it('--reset with no state file just starts from --since, and says so', async () => {
+    const path = statePath();
+    const { log, lines } = keptLog('info');
+    await runWatcher(
+      watchOptions({ since: 0, reset: true, once: true }),
+      deps(memoryFeed(1, 100_000, 'pro').api, fakeClock(60_000), { log, statePath: path }),
+      new AbortController().signal,
+    );
+    expect(lines).toContain(
+      `model-feed-mcp info: --reset: no state was saved in ${path}; starting from --since`,
+    );
+  });
+
+  it('without a state file (--sandbox), reads and saves no cursor: each run starts from --since', async () => {
+    const feed = memoryFeed(3, 100_000, 'pro');
+    for (let run = 0; run < 2; run++) {
+      const { sink, delivered } = memorySink();
+      const { log, lines } = keptLog('info');
+      const result = await runWatcher(
+        watchOptions({ since: 0, once: true }),
+        deps(feed.api, fakeClock(60_000), { sink, log, statePath: undefined }),
+        new AbortController().signal,
+      );
+      expect(result.code).toBe(0);
+      expect(delivered).toEqual(['e1', 'e2', 'e3']);
+      expect(lines).toContain('model-feed-mcp info: starting after change time 0 (the cursor is not saved)');
+    }
   });
 });

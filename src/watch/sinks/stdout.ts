@@ -1,17 +1,28 @@
 /**
- * The default sink: one JSON line per change on stdout, and nothing else there (logs and the
- * status line go to stderr). Delivered means handed to the pipe; a reader that went away (`head`,
- * a closed pipe) is a permanent failure, so the cursor stays before the change.
+ * The default sink: one line per change on stdout, and nothing else there (logs and the status line
+ * go to stderr). The line is the JSON envelope, or in the text format the one-line rendering that
+ * `list_model_changes` gives (change-line.ts), for a person at a terminal. Delivered means handed
+ * to the pipe; a reader that went away (`head`, a closed pipe) is a permanent failure, so the
+ * cursor stays before the change.
  */
 
 import type { Writable } from 'node:stream';
 import { DeliveryError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
+import { changeLine } from '../../text/change-line.js';
+import type { StdoutFormat } from '../options.js';
 import type { StatusLine } from '../status.js';
 import type { Sink } from './sink.js';
 
-/** `sharedTerminal`: the status line, when stdout and stderr are the same terminal. */
-export function createStdoutSink(stream: Writable, sharedTerminal?: Pick<StatusLine, 'aside'>): Sink {
+/**
+ * `sharedTerminal`: the status line, when stdout and stderr are the same terminal.
+ * `format`: the JSON envelope (byte for byte what every other sink gets), or a line of text.
+ */
+export function createStdoutSink(
+  stream: Writable,
+  sharedTerminal?: Pick<StatusLine, 'aside'>,
+  format: StdoutFormat = 'json',
+): Sink {
   let broken: Error | undefined;
   stream.on('error', (error) => {
     broken = error;
@@ -21,11 +32,13 @@ export function createStdoutSink(stream: Writable, sharedTerminal?: Pick<StatusL
 
   return {
     label: 'stdout',
-    async deliver({ envelope }, signal) {
+    async deliver(delivery, signal) {
       if (broken || stream.destroyed) throw closedError();
       // Backpressure: a slow reader slows the watcher down instead of filling memory. Shutdown does
       // not wait for it: the line may be lost with the reader, and is delivered again next time.
-      const line = `${envelopeJson(envelope)}\n`;
+      // The text line passed every upstream value through `inline`: one line, no escape sequence or
+      // control character, so it can neither act on the terminal nor forge a line.
+      const line = `${format === 'text' ? changeLine(delivery.event) : envelopeJson(delivery.envelope)}\n`;
       let accepted = true;
       const write = () => {
         accepted = stream.write(line);
