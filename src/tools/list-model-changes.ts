@@ -28,8 +28,8 @@ export const listModelChanges = defineTool({
         // A model id here matches nothing (the filter takes the vendor slug): said, not "0 changes".
         // A refinement, not a pattern: the tool's JSON Schema stays the hosted endpoint's.
         .refine((value) => !value.includes('/'), {
-          message:
-            'a vendor slug such as openai is meant, not a model id; give the part before the "/", or use get_model for one model',
+          error: (issue) =>
+            `a vendor slug is meant (here ${String(issue.input).split('/')[0]?.trim() || 'openai'}), not a model id; get_model gives one model`,
         })
         .optional()
         .describe('Vendor slug, e.g. openai.'),

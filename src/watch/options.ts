@@ -125,6 +125,13 @@ function parseType(raw: string | undefined, shown: Shown): string | undefined {
 function parseModel(raw: string | undefined, shown: Shown): string | undefined {
   if (raw === undefined) return undefined;
   const model = raw.trim();
+  const vendor = model.split('/')[0];
+  if (model.includes('/') && vendor && /^[\w.-]{1,100}$/.test(vendor)) {
+    fail(
+      '--model',
+      `takes a vendor slug (here ${vendor}), not a model id; got ${shown(raw)}. Use --model ${vendor}; call get_model gives one model.`,
+    );
+  }
   if (!/^[\w.-]{1,100}$/.test(model)) {
     fail('--model', `must be a vendor slug such as openai or meta-llama; got ${shown(raw)}.`);
   }

@@ -245,7 +245,7 @@ describe('tools over a real MCP client (in memory)', () => {
     const result = await call(client, 'list_model_changes', { model: 'openai/gpt-4o' });
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
-      'Invalid arguments for list_model_changes: "model" is "openai/gpt-4o": a vendor slug such as openai is meant, not a model id; give the part before the "/", or use get_model for one model.',
+      'Invalid arguments for list_model_changes: "model" is "openai/gpt-4o": a vendor slug is meant (here openai), not a model id; get_model gives one model.',
     );
     expect(requests).toHaveLength(0);
     // A valid slug is forwarded as before.
