@@ -489,7 +489,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .option('--remove', 'take the model-feed entry out of the chosen clients again')
     .addHelpText(
       'after',
-      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See docs/setup.md.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in).`,
+      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See docs/setup.md.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended).`,
     )
     .action(async (_opts, command: Command) => {
       const flags = command.opts<Record<string, unknown>>();
