@@ -4,9 +4,11 @@
  * catalog; what is said about them comes after (findings.ts).
  */
 
-import { locate, type ModelMatcher } from './matcher.js';
-import { silencedLines } from './report.js';
-import { type WalkCounts, type WalkOptions, walkFiles } from './walker.js';
+import type { ModelMatcher } from './matcher.js';
+import { scanFile } from './scan-file.js';
+import { type WalkCounts, type WalkOptions, walkPaths } from './walker.js';
+
+export { MAX_LISTED_PER_FILE } from './scan-file.js';
 
 /** A reference found in a file: a catalog model's, or a near miss (`modelId` null). */
 export interface FoundReference {
@@ -22,24 +24,9 @@ export interface FoundReference {
 export interface ScanResult {
   references: FoundReference[];
   counts: WalkCounts;
-  /** Repeats left out past a file's first MAX_LISTED_PER_FILE references (see below). */
+  /** Repeats left out past a file's first MAX_LISTED_PER_FILE references (scan-file.ts). */
   repeatsNotListed: number;
 }
-
-/**
- * A file lists at most this many references; past them, only a text and model the file has not
- * named yet is listed, and repeats are counted. A minified bundle naming one model 700,000 times
- * would otherwise fill the report, the memory and a CI log (measured: 1.4 GB for one 50 MB line),
- * while every finding, and so the verdict, is already there with the first occurrence.
- */
-export const MAX_LISTED_PER_FILE = 1000;
-
-/**
- * A copy of a piece of a file's text that does not keep the file alive: V8 makes a longer slice a
- * view into its parent string, so every reference kept would hold its whole file (measured: a
- * 200 MB tree peaked at 270 MB RSS).
- */
-const detached = (piece: string) => Buffer.from(piece, 'utf8').toString('utf8');
 
 /** Paths as the reports show them: forward slashes, whatever the platform. */
 const shown = (path: string) => path.split('\\').join('/');
@@ -52,44 +39,13 @@ export async function scanPaths(
   const counts: WalkCounts = { scanned: 0, tooLarge: 0, binary: 0, other: 0 };
   const references: FoundReference[] = [];
   let repeatsNotListed = 0;
-  for await (const file of walkFiles(paths, options, counts)) {
-    const found = matcher.references(file.text);
-    const misses = matcher.nearMisses(file.text, found);
-    const spans = [
-      ...found.map((r) => ({
-        start: r.start,
-        end: r.end,
-        modelId: r.modelId as string | null,
-        suggestions: [] as string[],
-      })),
-      ...misses.map((m) => ({ start: m.start, end: m.end, modelId: null, suggestions: m.suggestions })),
-    ].sort((a, b) => a.start - b.start);
-    const places = locate(
-      file.text,
-      spans.map((span) => span.start),
-    );
-    const silenced = silencedLines(file.text);
-    const named = new Set<string>();
-    let listed = 0;
-    spans.forEach((span, i) => {
-      const { line, column } = places[i]!;
-      if (silenced.has(line)) return;
-      const key = `${span.modelId}\u0000${file.text.slice(span.start, span.end).toLowerCase()}`;
-      if (listed >= MAX_LISTED_PER_FILE && named.has(key)) {
-        repeatsNotListed++;
-        return;
-      }
-      named.add(key);
-      listed++;
-      references.push({
-        path: shown(file.path),
-        line,
-        column,
-        text: detached(file.text.slice(span.start, span.end)),
-        modelId: span.modelId,
-        suggestions: span.suggestions,
-      });
-    });
+  for await (const file of walkPaths(paths, options, counts)) {
+    const outcome = scanFile(file.absolute, matcher, options.maxFileSize);
+    counts[outcome.kind]++;
+    if (outcome.kind !== 'scanned') continue;
+    repeatsNotListed += outcome.repeats;
+    const path = shown(file.path);
+    for (const reference of outcome.references) references.push({ path, ...reference });
   }
   return { references, counts, repeatsNotListed };
 }
