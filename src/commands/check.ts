@@ -76,6 +76,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
       skip: new Set(
         [options.baseline, options.writeBaseline].flatMap((file) => (file ? [resolve(file)] : [])),
       ),
+      signal: controller.signal,
     });
     const referenced = byReferences(scan.references.map((r) => r.modelId));
     const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, controller.signal);
