@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileMatcher } from '../../src/check/matcher.js';
 import { ScanWorkerError } from '../../src/check/pool.js';
 import { MAX_LISTED_PER_FILE, scanPaths } from '../../src/check/scan.js';
+import { AbortedError } from '../../src/errors.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
 import { NODE, scrubbedEnv } from './harness.js';
@@ -165,6 +166,42 @@ describe('check on worker threads', () => {
     const before = length();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(length()).toBe(before);
+  });
+});
+
+describe('check stopped by its signal (Ctrl-C)', () => {
+  it('stops before the next file, with the worker', async () => {
+    const folder = tempFolder('mf-check-worker-');
+    const file = join(folder, 'slow-worker.cjs');
+    const beats = join(folder, 'beats.log');
+    // A worker that never answers: only the signal can end the scan.
+    writeFileSync(
+      file,
+      [
+        "const { appendFileSync } = require('node:fs');",
+        `const beat = () => appendFileSync(${JSON.stringify(beats)}, '.');`,
+        'beat();',
+        'setInterval(beat, 10);',
+      ].join('\n'),
+    );
+    const controller = new AbortController();
+    const scan = scanPaths([fixtureTree()], matcher, {
+      maxFileSize: 1024 * 1024,
+      threads: 2,
+      inlineBytes: 0,
+      workerFile: file,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    await expect(scan).rejects.toThrow(AbortedError);
+    const length = () => readFileSync(beats, 'utf8').length;
+    const before = length();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(length()).toBe(before);
+    const aborted = AbortSignal.abort();
+    await expect(scanPaths([fixtureTree()], matcher, { maxFileSize: 1024, signal: aborted })).rejects.toThrow(
+      AbortedError,
+    );
   });
 });
 
