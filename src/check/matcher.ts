@@ -299,6 +299,12 @@ function eachReference(
   let pending = 0;
   /** The next start to decide: every earlier one is. */
   let cursor = 0;
+  /**
+   * When to decide next: once `i` reaches the earliest pending start + longest - 1, not at every
+   * byte while one is pending (on the 50 MB line, a match every 71 bytes keeps one pending for most
+   * of them: 617 -> 514 ms, medians of 9 interleaved runs).
+   */
+  let due = Number.MAX_SAFE_INTEGER;
   /** Where the last reference kept ends: a candidate starting before it overlaps it. */
   let reached = 0;
   const length = bytes.length;
@@ -329,9 +335,14 @@ function eachReference(
         if (ends[slot] === 0) pending++;
         ends[slot] = end;
         picks[slot] = pattern;
+        if (start + longest - 1 < due) due = start + longest - 1;
       }
     }
-    // A match still to come ends after i + 1, so starts after i + 1 - longest: decide those before.
+    // A match still to come ends after i + 1, so starts after i + 1 - longest: decide those before,
+    // once the earliest pending start is among them.
+    if (i < due) continue;
+    // From the earliest pending start: the ring holds only the last `size` starts' candidates.
+    cursor = Math.max(cursor, due - longest + 1);
     for (const last = i + 1 - longest; pending !== 0 && cursor <= last; cursor++) {
       const slot = cursor & mask;
       const end = ends[slot]!;
@@ -341,6 +352,13 @@ function eachReference(
       if (cursor < reached) continue;
       found(cursor, end, picks[slot]!);
       reached = end;
+    }
+    due = Number.MAX_SAFE_INTEGER;
+    for (let start = cursor; pending !== 0 && start <= i; start++) {
+      if (ends[start & mask] !== 0) {
+        due = start + longest - 1;
+        break;
+      }
     }
   }
 }
