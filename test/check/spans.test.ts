@@ -171,7 +171,7 @@ describe('spans', () => {
     ];
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom(...pieces), { maxLength: 40 }),
+        fc.array(fc.constantFrom(...pieces), { maxLength: 100 }),
         fc.integer({ min: 0, max: 5 }),
         (parts, limit) => {
           const text = parts.join('');
