@@ -125,6 +125,7 @@ export async function scanPaths(
       pool.add({ index, path: file.absolute });
       while (pool.queued >= BATCH_FILES) await share(pool);
     }
+    pool?.walked();
     while (pool?.queued) await share(pool);
     await pool?.finish();
     aborted();
