@@ -213,6 +213,12 @@ export default defineConfig(async (): Promise<Options[]> => {
       esbuildPlugins: [importSharedModules(shared, './server.cjs'), ...plugins],
       onSuccess: () => writeBuildHash('dist/index.cjs'),
     },
+    {
+      ...bundles,
+      // check's worker thread (src/check/pool.ts): self-contained, without the shared modules, so
+      // that a worker loads neither server.cjs nor, through it, the MCP SDK and zod.
+      entry: { 'check-worker': 'src/check/worker.ts' },
+    },
   ];
 });
 

@@ -65,8 +65,9 @@ export const SILENCING_MARK = 'model-feed-ignore';
  * The lines (1-based) whose references are silenced: each line holding `model-feed-ignore`, and the
  * line after it. One pass over the text, whatever its shape: a 50 MB minified line costs no more
  * than its bytes (asking per reference for its line's text would cost bytes x references there).
+ * The text as a string, or as UTF-8 bytes (the lines are the same).
  */
-export function silencedLines(text: string): Set<number> {
+export function silencedLines(text: string | Buffer): Set<number> {
   const lines = new Set<number>();
   let line = 1;
   let newline = text.indexOf('\n');

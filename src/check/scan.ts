@@ -2,11 +2,27 @@
  * The references under the given paths: the walker's files through the matcher, silenced lines left
  * out, each reference placed by line and column. What the references are found against is the
  * catalog; what is said about them comes after (findings.ts).
+ *
+ * The main thread walks, and reads and matches the first files itself (scan-file.ts). Once a tree
+ * proves larger than INLINE_BYTES, a worker thread (pool.ts) is sent batches of the files that
+ * follow, and the main thread matches the batches the worker does not hold, between steps of the
+ * walk: both cores match. Outcomes are put in walk order, whichever thread had a file and whenever
+ * it answered: the report is the same from one thread or several.
+ *
+ * Two workers beside a main thread that only walked were measured first (the bench's tree, 3-4
+ * runs each, medians, two cores shared with other work): peak RSS 152.1-154.9 MB, over the 150 MB
+ * the issue allows, and scans of 2.8-4.3 s; one worker beside a main thread that matches too:
+ * 144.6-145.2 MB and 2.5-2.7 s. A second isolate costs ~20 MB, and three busy threads on two cores
+ * only competed for them.
  */
 
-import { locate, type ModelMatcher } from './matcher.js';
-import { silencedLines } from './report.js';
-import { type WalkCounts, type WalkOptions, walkFiles } from './walker.js';
+import { AbortedError } from '../errors.js';
+import type { ModelMatcher } from './matcher.js';
+import { BATCH_FILES, type ScanPool, startPool } from './pool.js';
+import { type FileOutcome, scanFile } from './scan-file.js';
+import { type WalkCounts, type WalkOptions, walkPaths } from './walker.js';
+
+export { MAX_LISTED_PER_FILE } from './scan-file.js';
 
 /** A reference found in a file: a catalog model's, or a near miss (`modelId` null). */
 export interface FoundReference {
@@ -22,74 +38,109 @@ export interface FoundReference {
 export interface ScanResult {
   references: FoundReference[];
   counts: WalkCounts;
-  /** Repeats left out past a file's first MAX_LISTED_PER_FILE references (see below). */
+  /** Repeats left out past a file's first MAX_LISTED_PER_FILE references (scan-file.ts). */
   repeatsNotListed: number;
 }
 
 /**
- * A file lists at most this many references; past them, only a text and model the file has not
- * named yet is listed, and repeats are counted. A minified bundle naming one model 700,000 times
- * would otherwise fill the report, the memory and a CI log (measured: 1.4 GB for one 50 MB line),
- * while every finding, and so the verdict, is already there with the first occurrence.
+ * The main thread reads and matches files alone until it has read this many bytes; only a tree
+ * larger than that starts a worker. A worker is ready 30-50 ms after it is started (measured), and
+ * the batches it was sent wait for it: a small tree is done sooner without it.
  */
-export const MAX_LISTED_PER_FILE = 1000;
+export const INLINE_BYTES = 8 * 1024 * 1024;
 
-/**
- * A copy of a piece of a file's text that does not keep the file alive: V8 makes a longer slice a
- * view into its parent string, so every reference kept would hold its whole file (measured: a
- * 200 MB tree peaked at 270 MB RSS).
- */
-const detached = (piece: string) => Buffer.from(piece, 'utf8').toString('utf8');
+export interface ScanOptions extends WalkOptions {
+  /**
+   * Threads that match, the main thread one of them: past `inlineBytes`, `threads - 1` workers join
+   * it; 1 matches every file on the main thread.
+   * @default min(2, availableParallelism())
+   */
+  threads?: number;
+  /** @default INLINE_BYTES */
+  inlineBytes?: number;
+  /** The worker's script. @default dist/check-worker.cjs, beside the bundle that runs */
+  workerFile?: string;
+  /** Stops the scan (AbortedError), its workers with it. */
+  signal?: AbortSignal;
+}
 
 /** Paths as the reports show them: forward slashes, whatever the platform. */
 const shown = (path: string) => path.split('\\').join('/');
 
+/** Where the bundle's worker is: beside it, in dist/ (`__dirname` is the bundle's folder). */
+function defaultWorkerFile(): string {
+  const { join } = process.getBuiltinModule('node:path');
+  return join(__dirname, 'check-worker.cjs');
+}
+
 export async function scanPaths(
   paths: readonly string[],
   matcher: ModelMatcher,
-  options: WalkOptions,
+  options: ScanOptions,
 ): Promise<ScanResult> {
   const counts: WalkCounts = { scanned: 0, tooLarge: 0, binary: 0, other: 0 };
+  const threads = options.threads ?? Math.min(2, process.getBuiltinModule('node:os').availableParallelism());
+  const inlineBytes = options.inlineBytes ?? INLINE_BYTES;
+  const files: string[] = [];
+  const outcomes: FileOutcome[] = [];
+  let inline = 0;
+  let pool: ScanPool | undefined;
+  const aborted = () => {
+    pool?.check();
+    if (!options.signal?.aborted) return;
+    throw new AbortedError();
+  };
+  const stop = () => void pool?.close();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const scan = (index: number, path: string) => {
+    const outcome = scanFile(path, matcher, options.maxFileSize);
+    outcomes[index] = outcome;
+    if (outcome.kind === 'scanned') inline += outcome.bytes;
+  };
+  /** The main thread matches a batch the workers do not hold, then lets their answers in. */
+  const share = async (active: ScanPool) => {
+    for (const file of active.take()) scan(file.index, file.path);
+    await active.turn();
+    aborted();
+  };
+  try {
+    for await (const file of walkPaths(paths, options, counts)) {
+      aborted();
+      const index = files.push(shown(file.path)) - 1;
+      // Past the bytes one thread does sooner, and with a file left to give them: the workers.
+      if (!pool && threads >= 2 && inline > inlineBytes) {
+        pool = startPool({
+          file: options.workerFile ?? defaultWorkerFile(),
+          workers: threads - 1,
+          setup: { compiled: matcher.compiled, maxFileSize: options.maxFileSize },
+          onOutcome: (i, found) => {
+            outcomes[i] = found;
+          },
+        });
+      }
+      if (!pool) {
+        scan(index, file.absolute);
+        continue;
+      }
+      pool.add({ index, path: file.absolute });
+      while (pool.queued >= BATCH_FILES) await share(pool);
+    }
+    pool?.walked();
+    while (pool?.queued) await share(pool);
+    await pool?.finish();
+    aborted();
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    await pool?.close();
+  }
+
   const references: FoundReference[] = [];
   let repeatsNotListed = 0;
-  for await (const file of walkFiles(paths, options, counts)) {
-    const found = matcher.references(file.text);
-    const misses = matcher.nearMisses(file.text, found);
-    const spans = [
-      ...found.map((r) => ({
-        start: r.start,
-        end: r.end,
-        modelId: r.modelId as string | null,
-        suggestions: [] as string[],
-      })),
-      ...misses.map((m) => ({ start: m.start, end: m.end, modelId: null, suggestions: m.suggestions })),
-    ].sort((a, b) => a.start - b.start);
-    const places = locate(
-      file.text,
-      spans.map((span) => span.start),
-    );
-    const silenced = silencedLines(file.text);
-    const named = new Set<string>();
-    let listed = 0;
-    spans.forEach((span, i) => {
-      const { line, column } = places[i]!;
-      if (silenced.has(line)) return;
-      const key = `${span.modelId}\u0000${file.text.slice(span.start, span.end).toLowerCase()}`;
-      if (listed >= MAX_LISTED_PER_FILE && named.has(key)) {
-        repeatsNotListed++;
-        return;
-      }
-      named.add(key);
-      listed++;
-      references.push({
-        path: shown(file.path),
-        line,
-        column,
-        text: detached(file.text.slice(span.start, span.end)),
-        modelId: span.modelId,
-        suggestions: span.suggestions,
-      });
-    });
-  }
+  outcomes.forEach((outcome, index) => {
+    counts[outcome.kind]++;
+    if (outcome.kind !== 'scanned') return;
+    repeatsNotListed += outcome.repeats;
+    for (const reference of outcome.references) references.push({ path: files[index]!, ...reference });
+  });
   return { references, counts, repeatsNotListed };
 }

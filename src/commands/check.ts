@@ -8,7 +8,7 @@
 import type { StaleInfo } from '../api/client.js';
 import { readBaseline, writeBaseline } from '../check/baseline-file.js';
 import { findingsFor } from '../check/findings.js';
-import { renderReport } from '../check/format.js';
+import { renderReportParts } from '../check/format.js';
 import { compileMatcher } from '../check/matcher.js';
 import type { CheckOptions } from '../check/options.js';
 import { baselineOf, buildReport } from '../check/report.js';
@@ -76,6 +76,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
       skip: new Set(
         [options.baseline, options.writeBaseline].flatMap((file) => (file ? [resolve(file)] : [])),
       ),
+      signal: controller.signal,
     });
     const referenced = byReferences(scan.references.map((r) => r.modelId));
     const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, controller.signal);
@@ -92,7 +93,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
       { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
       { failOn: options.failOn, baseline, notPriceChecked },
     );
-    io.stdout(print(renderReport(report, options.format)));
+    for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
     if (options.writeBaseline) {
       const entries = baselineOf(report);
       await writeBaseline(options.writeBaseline, entries);

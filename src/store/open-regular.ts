@@ -102,7 +102,7 @@ export function openRegularSync(path: string, rules: OpenRules = {}): Opened<num
   }
   try {
     const info = fstatSync(fd);
-    const reason = refusal(info);
+    const reason = rules.anyOwner ? refusal(info, undefined) : refusal(info);
     if (reason === undefined) return { kind: 'file', file: fd, size: info.size };
     closeSync(fd);
     return { kind: 'refused', reason };

@@ -6,6 +6,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
@@ -88,6 +89,7 @@ describe('the packed tarball, installed offline', () => {
       'README.md',
       'bin/load-bundle.cjs',
       'bin/model-feed-mcp.cjs',
+      'dist/check-worker.cjs',
       'dist/index.cjs',
       'dist/index.cjs.build-hash',
       'dist/index.d.cts',
@@ -98,6 +100,15 @@ describe('the packed tarball, installed offline', () => {
       'dist/undici.cjs',
       'package.json',
     ]);
+  });
+
+  it("ships check's worker as a bundle of its own that loads only Node's modules: no server.cjs, SDK or zod", () => {
+    const worker = readFileSync(join(project, 'node_modules', pkg.name, 'dist/check-worker.cjs'), 'utf8');
+    const required = [...worker.matchAll(/require\("([^"]+)"\)/g)].map(([, name]) =>
+      name!.replace(/^node:/, ''),
+    );
+    expect(required.length).toBeGreaterThan(0);
+    expect(required.filter((name) => !builtinModules.includes(name))).toEqual([]);
   });
 
   // The packaging issue's budget. dist/index.cjs takes from dist/server.cjs what both use instead of

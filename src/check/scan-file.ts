@@ -1,0 +1,80 @@
+/**
+ * One file of the tree read and matched: what the main thread does for a small tree and each worker
+ * thread does for a large one (pool.ts), file by file. Its outcome is plain data, the same from
+ * either, so that the report cannot depend on which thread read a file.
+ */
+
+import { locateBytes, type ModelMatcher } from './matcher.js';
+import { readTextFile } from './read-file.js';
+import { silencedLines } from './report.js';
+
+/**
+ * A file lists at most this many references; past them, only a text and model the file has not
+ * named yet is listed, and repeats are counted. A minified bundle naming one model 700,000 times
+ * would otherwise fill the report, the memory and a CI log (measured: 1.4 GB for one 50 MB line),
+ * while every finding, and so the verdict, is already there with the first occurrence. The matcher
+ * applies it as it goes (`ModelMatcher.spans`), so the repeats are never listed at all.
+ */
+export const MAX_LISTED_PER_FILE = 1000;
+
+/** A reference found in a file: a catalog model's, or a near miss (`modelId` null). */
+export interface FileReference {
+  line: number;
+  column: number;
+  text: string;
+  modelId: string | null;
+  /** For a near miss: the catalog ids close to it. */
+  suggestions: string[];
+}
+
+export type FileOutcome =
+  | {
+      kind: 'scanned';
+      /** The file's size in bytes. */
+      bytes: number;
+      references: FileReference[];
+      /** Repeats left out past the file's first MAX_LISTED_PER_FILE references. */
+      repeats: number;
+    }
+  | { kind: 'tooLarge' | 'binary' | 'other' };
+
+/** Whether a byte offset is on a silenced line: asked in ascending order, one pass over the text. */
+function silencer(bytes: Buffer): ((offset: number) => boolean) | undefined {
+  const lines = silencedLines(bytes);
+  if (!lines.size) return undefined;
+  let line = 1;
+  let newline = bytes.indexOf(10);
+  return (offset) => {
+    while (newline !== -1 && newline < offset) {
+      line++;
+      newline = bytes.indexOf(10, newline + 1);
+    }
+    return lines.has(line);
+  };
+}
+
+export function scanFile(path: string, matcher: ModelMatcher, maxFileSize: number): FileOutcome {
+  const read = readTextFile(path, maxFileSize);
+  if ('skipped' in read) return { kind: read.skipped };
+  let { bytes } = read;
+  const size = bytes.length;
+  // Bytes that are not UTF-8 are read as decoding reads them (each bad sequence a U+FFFD), so that
+  // the matcher sees the characters, and gives the columns, that a decoded string would have.
+  if (!process.getBuiltinModule('node:buffer').isUtf8(bytes)) bytes = Buffer.from(bytes.toString('utf8'));
+  const { spans, repeats } = matcher.spans(bytes, {
+    limit: MAX_LISTED_PER_FILE,
+    silenced: silencer(bytes),
+  });
+  const places = locateBytes(
+    bytes,
+    spans.map((span) => span.start),
+  );
+  const references = spans.map((span, i) => ({
+    ...places[i]!,
+    // A string of its own, not a view into the file (there is no decoded file to keep alive).
+    text: bytes.toString('utf8', span.start, span.end),
+    modelId: span.modelId,
+    suggestions: span.suggestions,
+  }));
+  return { kind: 'scanned', bytes: size, references, repeats };
+}
