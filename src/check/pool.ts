@@ -1,6 +1,7 @@
 /**
  * Files read and matched on worker threads, beside the main thread: the main thread walks the tree
- * and queues the files; each worker is sent batches of them, reads and matches them (scan-file.ts,
+ * and queues the files; each worker, once it says it is ready, is sent batches of them (sent sooner,
+ * they would wait for it while the main thread could match them), reads and matches them (scan-file.ts,
  * bundled alone as dist/check-worker.cjs: neither the MCP SDK nor zod) and sends back their
  * outcomes; the main thread matches what the workers do not hold (`take`). The caller puts the
  * outcomes in walk order. The matcher is compiled once, on the main thread: its tables are shared
@@ -25,8 +26,14 @@ export interface WorkerBatch {
   paths: string[];
 }
 
-/** A batch's outcomes, one per path in order, or why it failed: worker to main thread. */
-export type WorkerReply = { id: number; outcomes: FileOutcome[] } | { id: number; error: string };
+/**
+ * Worker to main thread: that it is ready for batches (sent once, first), or a batch's outcomes, one
+ * per path in order, or why the batch failed.
+ */
+export type WorkerReply =
+  | { ready: true }
+  | { id: number; outcomes: FileOutcome[] }
+  | { id: number; error: string };
 
 /** A file queued: its index in the walk, and the path to open. */
 export interface QueuedFile {
@@ -120,9 +127,15 @@ export function startPool(options: PoolOptions): ScanPool {
 
   const workers = Array.from({ length: options.workers }, (_, n) => {
     const worker = new Worker(options.file, { workerData: options.setup });
-    const state = { worker, batches: 0 };
+    const state = { worker, batches: 0, ready: false };
     worker.on('online', keepYoungGenerationSmall);
     worker.on('message', (reply: WorkerReply) => {
+      if ('ready' in reply) {
+        state.ready = true;
+        dispatch();
+        notify();
+        return;
+      }
       const indexes = sent.get(reply.id);
       sent.delete(reply.id);
       state.batches--;
@@ -163,7 +176,11 @@ export function startPool(options: PoolOptions): ScanPool {
   function dispatch() {
     if (failure || closed) return;
     for (const state of workers) {
-      while (state.batches < BATCHES_PER_WORKER && queue.length - head >= (walked ? 1 : BATCH_FILES)) {
+      while (
+        state.ready &&
+        state.batches < BATCHES_PER_WORKER &&
+        queue.length - head >= (walked ? 1 : BATCH_FILES)
+      ) {
         const files = take();
         const id = batches++;
         sent.set(
@@ -195,7 +212,10 @@ export function startPool(options: PoolOptions): ScanPool {
     },
     turn: () => new Promise<void>((resolve) => setImmediate(resolve)),
     async finish() {
-      while (!failure && !closed && sent.size > 0) await nextChange();
+      // Each worker's start is waited for too, so that one that cannot start is always reported,
+      // however soon the main thread was done without it.
+      const pending = () => sent.size > 0 || workers.some((state) => !state.ready);
+      while (!failure && !closed && pending()) await nextChange();
       await close();
       check();
     },

@@ -44,10 +44,13 @@ export interface ScanResult {
 
 /**
  * The main thread reads and matches files alone until it has read this many bytes; only a tree
- * larger than that starts a worker. A worker is ready 30-50 ms after it is started (measured), and
- * the batches it was sent wait for it: a small tree is done sooner without it.
+ * larger than that starts a worker. Measured on parts of the bench's tree, the scan with a worker
+ * from the first file against one thread (medians of 5, load ~1.7 on two cores): 2 MB 124 vs 60 ms,
+ * 8 MB 203 vs 147, 16 MB 281 vs 258, 24 MB 362 vs 336, 32 MB 416 vs 412, 64 MB 585 vs 775. A worker
+ * takes 50-120 ms to be ready (its thread, Node in it, the matcher's names) and competes for a core
+ * meanwhile: it pays only past about 32 MB.
  */
-export const INLINE_BYTES = 8 * 1024 * 1024;
+export const INLINE_BYTES = 32 * 1024 * 1024;
 
 export interface ScanOptions extends WalkOptions {
   /**
@@ -60,6 +63,11 @@ export interface ScanOptions extends WalkOptions {
   inlineBytes?: number;
   /** The worker's script. @default dist/check-worker.cjs, beside the bundle that runs */
   workerFile?: string;
+  /**
+   * Past `inlineBytes`, leave every file to the workers, the main thread only walking: for tests,
+   * which so send every file through a worker whatever its timing. @default false
+   */
+  workersOnly?: boolean;
   /** Stops the scan (AbortedError), its workers with it. */
   signal?: AbortSignal;
 }
@@ -97,9 +105,9 @@ export async function scanPaths(
     outcomes[index] = outcome;
     if (outcome.kind === 'scanned') inline += outcome.bytes;
   };
-  /** The main thread matches a batch the workers do not hold, then lets their answers in. */
+  /** The main thread matches a batch the workers do not hold (not if `workersOnly`), then lets answers in. */
   const share = async (active: ScanPool) => {
-    for (const file of active.take()) scan(file.index, file.path);
+    if (!options.workersOnly) for (const file of active.take()) scan(file.index, file.path);
     await active.turn();
     aborted();
   };
@@ -123,7 +131,7 @@ export async function scanPaths(
         continue;
       }
       pool.add({ index, path: file.absolute });
-      while (pool.queued >= BATCH_FILES) await share(pool);
+      while (!options.workersOnly && pool.queued >= BATCH_FILES) await share(pool);
     }
     pool?.walked();
     while (pool?.queued) await share(pool);

@@ -12,6 +12,7 @@ import { scanFile } from './scan-file.js';
 const { compiled, maxFileSize } = workerData as WorkerSetup;
 const matcher = matcherFrom(compiled);
 
+parentPort?.postMessage({ ready: true } satisfies WorkerReply);
 parentPort?.on('message', ({ id, paths }: WorkerBatch) => {
   let reply: WorkerReply;
   try {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileMatcher } from '../../src/check/matcher.js';
 import { ScanWorkerError } from '../../src/check/pool.js';
-import { MAX_LISTED_PER_FILE, scanPaths } from '../../src/check/scan.js';
+import { INLINE_BYTES, MAX_LISTED_PER_FILE, scanPaths } from '../../src/check/scan.js';
 import { AbortedError } from '../../src/errors.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
@@ -26,7 +26,7 @@ const matcher = compileMatcher([
   { id: 'quillon/quill-mini-2', name: 'Quill Mini 2', huggingfaceId: 'quillon/Quill-Mini-2-HF' },
 ]);
 
-/** A tree of many small files and a few odd ones, so that batches go to the worker and the main thread alike. */
+/** A tree of many small files and a few odd ones: batches for the worker and the main thread alike. */
 function fixtureTree(): string {
   const root = tempFolder('mf-check-workers-');
   const write = (path: string, content: string | Buffer) => {
@@ -67,7 +67,7 @@ function countingWorker(folder: string): { file: string; batches: () => number[]
       "const { appendFileSync } = require('node:fs');",
       "const { parentPort } = require('node:worker_threads');",
       'const post = parentPort.postMessage.bind(parentPort);',
-      `parentPort.postMessage = (reply) => { appendFileSync(${JSON.stringify(log)}, reply.outcomes.length + '\\n'); post(reply); };`,
+      `parentPort.postMessage = (reply) => { if (reply.outcomes) appendFileSync(${JSON.stringify(log)}, reply.outcomes.length + '\\n'); post(reply); };`,
       `require(${JSON.stringify(WORKER)});`,
     ].join('\n'),
   );
@@ -83,43 +83,53 @@ describe('check on worker threads', () => {
     const options = { maxFileSize: 1024 * 1024 };
     const single = await scanPaths([tree], matcher, { ...options, threads: 1 });
     const worker = countingWorker(tempFolder('mf-check-worker-'));
+    // Every file through the worker; then the worker and the main thread taking them as they come.
     const pooled = await scanPaths([tree], matcher, {
       ...options,
       threads: 2,
       inlineBytes: 0,
       workerFile: worker.file,
+      workersOnly: true,
     });
     expect(pooled).toEqual(single);
     // The fixture has what the comparison needs: a capped file, near misses, skipped files.
     expect(single.repeatsNotListed).toBe(3000 - MAX_LISTED_PER_FILE);
     expect(single.references.some((r) => r.modelId === null)).toBe(true);
     expect(single.counts).toEqual({ scanned: 124, tooLarge: 1, binary: 1, other: 0 });
-    const batches = worker.batches();
-    expect(batches.length).toBeGreaterThan(0);
-    expect(batches.reduce((sum, n) => sum + n, 0)).toBeLessThan(126);
+    // Every file but the first: the main thread reads that one before the tree is past 0 bytes.
+    expect(worker.batches().reduce((sum, n) => sum + n, 0)).toBe(126 - 1);
+    const shared = await scanPaths([tree], matcher, {
+      ...options,
+      threads: 2,
+      inlineBytes: 0,
+      workerFile: WORKER,
+    });
+    expect(shared).toEqual(single);
   });
 
   it('gives the same order whatever the workers’ timing', async () => {
     const tree = fixtureTree();
+    const single = await scanPaths([tree], matcher, { maxFileSize: 1024 * 1024, threads: 1 });
+    // Four at once, on two cores: each worker's pace is what the others leave it.
     const runs = await Promise.all(
-      [1, 2, 3].map(() =>
+      [true, false, true, false].map((workersOnly) =>
         scanPaths([tree], matcher, {
           maxFileSize: 1024 * 1024,
           threads: 2,
           inlineBytes: 0,
           workerFile: WORKER,
+          workersOnly,
         }),
       ),
     );
-    expect(runs[1]).toEqual(runs[0]);
-    expect(runs[2]).toEqual(runs[0]);
+    for (const run of runs) expect(run).toEqual(single);
   });
 
   it.each([
     ['throws as it loads', 'throw new Error("simulated load failure");', /simulated load failure/],
     [
       'throws on a batch',
-      'require("node:worker_threads").parentPort.on("message", () => { throw new Error("simulated crash"); });',
+      'const { parentPort } = require("node:worker_threads"); parentPort.postMessage({ ready: true }); parentPort.on("message", () => { throw new Error("simulated crash"); });',
       /simulated crash/,
     ],
     ['exits', 'process.exit(3);', /exit code 3/],
@@ -134,6 +144,7 @@ describe('check on worker threads', () => {
       threads: 2,
       inlineBytes: 0,
       workerFile: file,
+      workersOnly: true,
     });
     await expect(scan).rejects.toThrow(ScanWorkerError);
     await expect(scan).rejects.toThrow(/^A worker thread reading the files failed: /);
@@ -152,6 +163,7 @@ describe('check on worker threads', () => {
         `const beat = () => appendFileSync(${JSON.stringify(beats)}, '.');`,
         'beat();',
         'setInterval(beat, 10);',
+        'parentPort.postMessage({ ready: true });',
         "parentPort.on('message', ({ id }) => parentPort.postMessage({ id, error: 'simulated: cannot read' }));",
       ].join('\n'),
     );
@@ -160,6 +172,7 @@ describe('check on worker threads', () => {
       threads: 2,
       inlineBytes: 0,
       workerFile: file,
+      workersOnly: true,
     });
     await expect(scan).rejects.toThrow('A worker thread reading the files failed: simulated: cannot read');
     const length = () => readFileSync(beats, 'utf8').length;
@@ -174,11 +187,12 @@ describe('check stopped by its signal (Ctrl-C)', () => {
     const folder = tempFolder('mf-check-worker-');
     const file = join(folder, 'slow-worker.cjs');
     const beats = join(folder, 'beats.log');
-    // A worker that never answers: only the signal can end the scan.
+    // A worker that takes batches and never answers: only the signal can end the scan.
     writeFileSync(
       file,
       [
         "const { appendFileSync } = require('node:fs');",
+        "require('node:worker_threads').parentPort.postMessage({ ready: true });",
         `const beat = () => appendFileSync(${JSON.stringify(beats)}, '.');`,
         'beat();',
         'setInterval(beat, 10);',
@@ -190,6 +204,7 @@ describe('check stopped by its signal (Ctrl-C)', () => {
       threads: 2,
       inlineBytes: 0,
       workerFile: file,
+      workersOnly: true,
       signal: controller.signal,
     });
     setTimeout(() => controller.abort(), 100);
@@ -227,8 +242,8 @@ describe('check with a broken worker, end to end', () => {
     // Past the bytes the main thread matches alone (INLINE_BYTES), in files under --max-file-size,
     // then files for the workers.
     const tree = tempFolder('mf-check-big-tree-');
-    for (let i = 0; i < 3; i++)
-      writeFileSync(join(tree, `a-${i}.txt`), `${'x'.repeat(1023)}\n`.repeat(3 * 1024));
+    const big = 3 * 1024 * 1024;
+    for (let i = 0; i <= INLINE_BYTES / big; i++) writeFileSync(join(tree, `a-${i}.txt`), 'x'.repeat(big));
     for (let i = 0; i < 40; i++) writeFileSync(join(tree, `b-${i}.py`), 'MODEL = "gpt-4o-mini"\n');
     const env = scrubbedEnv({ MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: sandbox.url });
     const child = spawn(NODE, [join(copy, 'bin/model-feed-mcp.cjs'), 'check', tree], { env });
