@@ -1,11 +1,11 @@
 /**
- * Files read and matched on worker threads, beside the main thread: the main thread walks the tree
- * and queues the files; each worker, once it says it is ready, is sent batches of them (sent sooner,
- * they would wait for it while the main thread could match them), reads and matches them (scan-file.ts,
- * bundled alone as dist/check-worker.cjs: neither the MCP SDK nor zod) and sends back their
- * outcomes; the main thread matches what the workers do not hold (`take`). The caller puts the
- * outcomes in walk order. The matcher is compiled once, on the main thread: its tables are shared
- * memory, which a worker receives without a copy.
+ * Files read and matched on worker threads, beside the main thread. The main thread walks the tree
+ * and queues the files. Each worker, once it says it is ready, is sent batches of them (sent sooner,
+ * they would wait for it while the main thread could match them); it reads and matches them
+ * (scan-file.ts, bundled alone as dist/check-worker.cjs: neither the MCP SDK nor zod) and sends back
+ * their outcomes. The main thread matches what the workers do not hold (`take`), and the caller puts
+ * the outcomes in walk order. The matcher is compiled once, on the main thread: its tables are
+ * shared memory, which a worker receives without a copy.
  *
  * A worker that fails, or cannot start, fails the scan with a message saying so; every worker is
  * ended when the scan ends, fails or is given up, so none can keep the process alive.
@@ -43,7 +43,8 @@ export interface QueuedFile {
 
 /**
  * Files per batch, and batches a worker holds at once (one being matched, one waiting, so that it
- * does not wait for the main thread between two).
+ * does not wait for the main thread between two). On the bench's tree, 16, 32 and 64 files a batch,
+ * and 3 batches held, measured alike: scans of 1.36-1.41 s (medians of 3).
  */
 export const BATCH_FILES = 16;
 const BATCHES_PER_WORKER = 2;
