@@ -4,6 +4,7 @@
  * credentials, and the key is not part of anything stored).
  */
 
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlainChangeId } from '../api/page-glimpse.js';
 import { StateFileError } from '../errors.js';
@@ -80,12 +81,10 @@ export function feedHash(baseUrl: string, filters: FeedFilters): string {
 }
 
 /**
- * The file's text, or undefined when there is none. Only a regular file of this user's is read: a
- * FIFO would block the process (even SIGTERM could not end it), and a file someone else planted
- * could hold a cursor that skips every change. A symbolic link is followed, to a file that passes
- * the same checks: `--state` is the user's own choice, and the default folder is user-only.
+ * The state file opened for reading, or undefined when there is none; what cannot be read as state
+ * (not a regular file of this user's, nor a link to one) is a StateFileError saying what to do.
  */
-async function readBounded(path: string): Promise<string | undefined> {
+async function openState(path: string): Promise<FileHandle | undefined> {
   let opened: Awaited<ReturnType<typeof openRegular>>;
   try {
     opened = await openRegular(path, { followLink: true });
@@ -96,13 +95,25 @@ async function readBounded(path: string): Promise<string | undefined> {
   if (opened.kind === 'refused') {
     throw new StateFileError(`${path} ${opened.reason}. Move it away, or give another --state file`);
   }
+  return opened.file;
+}
+
+/**
+ * The file's text, or undefined when there is none. Only a regular file of this user's is read: a
+ * FIFO would block the process (even SIGTERM could not end it), and a file someone else planted
+ * could hold a cursor that skips every change. A symbolic link is followed, to a file that passes
+ * the same checks: `--state` is the user's own choice, and the default folder is user-only.
+ */
+async function readBounded(path: string): Promise<string | undefined> {
+  const file = await openState(path);
+  if (file === undefined) return undefined;
   try {
-    const bytes = await readHead(opened.file, MAX_STATE_BYTES);
+    const bytes = await readHead(file, MAX_STATE_BYTES);
     if (bytes.length > MAX_STATE_BYTES)
       throw new StateFileError(`${path} is too large to be a watch state file`);
     return bytes.toString('utf8');
   } finally {
-    await opened.file.close();
+    await file.close();
   }
 }
 
@@ -147,17 +158,9 @@ export async function readState(path: string): Promise<WatchState | undefined> {
  * folder, which makes the move durable; a crash before it leaves the state file where it was.
  */
 export async function backUpState(path: string, now: Date): Promise<string | undefined> {
-  let opened: Awaited<ReturnType<typeof openRegular>>;
-  try {
-    opened = await openRegular(path, { followLink: true });
-  } catch (error) {
-    throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  if (opened.kind === 'missing') return undefined;
-  if (opened.kind === 'refused') {
-    throw new StateFileError(`${path} ${opened.reason}. Move it away, or give another --state file`);
-  }
-  await opened.file.close();
+  const file = await openState(path);
+  if (file === undefined) return undefined;
+  await file.close();
   // 20261123T144802Z: sorts by time, and holds no character a file system refuses.
   const stamp = `${now.toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`;
   for (let n = 1; ; n++) {
