@@ -2,16 +2,14 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Config } from '../config.js';
-import { describeError } from '../describe-error.js';
 import { InvalidArgumentsError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-import { createLogger } from '../log.js';
-import { createRuntime } from '../runtime.js';
 import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../server.js';
 import { redactSecrets } from '../text/redact.js';
 import { escapeJsonText, terminalSafe } from '../text/terminal.js';
 import { VERSION } from '../version.js';
+import { runOneShot } from './one-shot.js';
 
 export interface CallOptions {
   /** Print the structured result as JSON. */
@@ -57,19 +55,7 @@ export async function runCall(
     io.stderr(`${print(invalid)}\n`);
     return EXIT.usage;
   }
-  // A missing key or base URL is a settings mistake, like a bad flag: exit 2, not a failed call.
-  if (config.setupError) {
-    io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
-    return EXIT.usage;
-  }
-  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
-  // The server logs these at start; a one-shot call shows them too (an ignored proxy variable).
-  for (const warning of config.warnings) log.warn(warning);
-  const runtime = await createRuntime(config, log);
-  const controller = new AbortController();
-  const onSigint = (): void => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
+  return runOneShot(config, io, print, async ({ log, runtime, signal }) => {
     const result: CallToolResult = await callTool(
       {
         api: runtime.api,
@@ -81,7 +67,7 @@ export async function runCall(
       },
       tool,
       args,
-      controller.signal,
+      signal,
     );
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     if (result.isError) {
@@ -97,8 +83,5 @@ export async function runCall(
       io.stdout(`${print(text)}\n`);
     }
     return EXIT.ok;
-  } finally {
-    process.off('SIGINT', onSigint);
-    await runtime.close();
-  }
+  });
 }

@@ -19,11 +19,10 @@ import { describeError } from '../describe-error.js';
 import { ConfigError, isServiceUnavailable } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-import { createLogger } from '../log.js';
-import { createRuntime } from '../runtime.js';
 import { SAMPLE_DATA_NOTE } from '../server.js';
 import { redactSecrets } from '../text/redact.js';
 import { terminalSafe } from '../text/terminal.js';
+import { runOneShot } from './one-shot.js';
 
 /** The referenced catalog ids, the most referenced first (they get their price checked first). */
 function byReferences(modelIds: readonly (string | null)[]): string[] {
@@ -35,81 +34,70 @@ function byReferences(modelIds: readonly (string | null)[]): string[] {
 export async function runCheck(config: Config, io: CliIo, options: CheckOptions): Promise<number> {
   // What reaches the terminal: no secret, no escape sequence, whatever the service or a file held.
   const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
-  if (config.setupError) {
-    io.stderr(`${print(describeError(config.setupError, 'shell'))}\n`);
-    return EXIT.usage;
-  }
-  const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
-  for (const warning of config.warnings) log.warn(warning);
-  const runtime = await createRuntime(config, log);
-  const controller = new AbortController();
-  const onSigint = (): void => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    const baseline = options.baseline ? await readBaseline(options.baseline) : [];
-    let stale: StaleInfo | undefined;
-    const notes = {
-      onStale: (info: StaleInfo) => {
-        if (!stale || info.ageSeconds > stale.ageSeconds) stale = info;
-      },
-    };
-    let facts: Awaited<ReturnType<typeof readCatalogAndNotices>>;
+  return runOneShot(config, io, print, async ({ log, runtime, signal }) => {
     try {
-      facts = await readCatalogAndNotices(runtime.api, controller.signal, notes);
-    } catch (error) {
-      if (!isServiceUnavailable(error)) throw error;
-      io.stderr(
-        `${print(describeError(error, 'shell'))} No cached catalog is young enough to check against instead (at most --stale-max-age ${config.staleMaxAgeS} s old).\n`,
-      );
-      return EXIT.failed;
-    }
-    if (stale) {
-      log.warn(
-        `checked against a copy of the catalog ${stale.ageSeconds} s old: ${stale.reason}; findings may miss the newest changes`,
-      );
-    }
-    if (runtime.sampleData) io.stderr(`${SAMPLE_DATA_NOTE}\n`);
-    const { resolve } = process.getBuiltinModule('node:path');
-    const scan = await scanPaths(options.paths, compileMatcher(facts.catalog), {
-      maxFileSize: options.maxFileSizeBytes,
-      // The baseline names every accepted reference: scanned, it would report them all again.
-      skip: new Set(
-        [options.baseline, options.writeBaseline].flatMap((file) => (file ? [resolve(file)] : [])),
-      ),
-      signal: controller.signal,
-    });
-    const referenced = byReferences(scan.references.map((r) => r.modelId));
-    const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, controller.signal);
-    const findings = findingsFor({ ...facts, histories, since: options.since });
-    const report = buildReport(
-      scan.references.map((r) => ({
-        path: r.path,
-        line: r.line,
-        column: r.column,
-        text: r.text,
-        modelId: r.modelId,
-        findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
-      })),
-      { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
-      { failOn: options.failOn, baseline, notPriceChecked },
-    );
-    for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
-    if (options.writeBaseline) {
-      const entries = baselineOf(report);
-      await writeBaseline(options.writeBaseline, entries);
-      io.stderr(
-        print(
-          `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${options.writeBaseline}.\n`,
+      const baseline = options.baseline ? await readBaseline(options.baseline) : [];
+      let stale: StaleInfo | undefined;
+      const notes = {
+        onStale: (info: StaleInfo) => {
+          if (!stale || info.ageSeconds > stale.ageSeconds) stale = info;
+        },
+      };
+      let facts: Awaited<ReturnType<typeof readCatalogAndNotices>>;
+      try {
+        facts = await readCatalogAndNotices(runtime.api, signal, notes);
+      } catch (error) {
+        if (!isServiceUnavailable(error)) throw error;
+        io.stderr(
+          `${print(describeError(error, 'shell'))} No cached catalog is young enough to check against instead (at most --stale-max-age ${config.staleMaxAgeS} s old).\n`,
+        );
+        return EXIT.failed;
+      }
+      if (stale) {
+        log.warn(
+          `checked against a copy of the catalog ${stale.ageSeconds} s old: ${stale.reason}; findings may miss the newest changes`,
+        );
+      }
+      if (runtime.sampleData) io.stderr(`${SAMPLE_DATA_NOTE}\n`);
+      const { resolve } = process.getBuiltinModule('node:path');
+      const scan = await scanPaths(options.paths, compileMatcher(facts.catalog), {
+        maxFileSize: options.maxFileSizeBytes,
+        // The baseline names every accepted reference: scanned, it would report them all again.
+        skip: new Set(
+          [options.baseline, options.writeBaseline].flatMap((file) => (file ? [resolve(file)] : [])),
         ),
+        signal: signal,
+      });
+      const referenced = byReferences(scan.references.map((r) => r.modelId));
+      const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, signal);
+      const findings = findingsFor({ ...facts, histories, since: options.since });
+      const report = buildReport(
+        scan.references.map((r) => ({
+          path: r.path,
+          line: r.line,
+          column: r.column,
+          text: r.text,
+          modelId: r.modelId,
+          findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
+        })),
+        { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
+        { failOn: options.failOn, baseline, notPriceChecked },
       );
-      return EXIT.ok;
+      for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
+      if (options.writeBaseline) {
+        const entries = baselineOf(report);
+        await writeBaseline(options.writeBaseline, entries);
+        io.stderr(
+          print(
+            `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${options.writeBaseline}.\n`,
+          ),
+        );
+        return EXIT.ok;
+      }
+      return report.failed ? EXIT.failed : EXIT.ok;
+    } catch (error) {
+      io.stderr(`${print(describeError(error, 'shell'))}\n`);
+      return error instanceof ConfigError ? EXIT.usage : EXIT.failed;
     }
-    return report.failed ? EXIT.failed : EXIT.ok;
-  } catch (error) {
-    io.stderr(`${print(describeError(error, 'shell'))}\n`);
-    return error instanceof ConfigError ? EXIT.usage : EXIT.failed;
-  } finally {
-    process.off('SIGINT', onSigint);
-    await runtime.close();
-  }
+  });
 }
