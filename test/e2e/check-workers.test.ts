@@ -56,6 +56,11 @@ function fixtureTree(): string {
   return root;
 }
 
+/** Scan options that send every file to one worker, the one at `workerFile`. */
+function throughWorker(workerFile: string) {
+  return { maxFileSize: 1024 * 1024, threads: 2, inlineBytes: 0, workerFile, workersOnly: true };
+}
+
 /** A worker script that reports each batch it answers in a file, then runs the real worker. */
 function countingWorker(folder: string): { file: string; batches: () => number[] } {
   const file = join(folder, 'counting-worker.cjs');
@@ -84,13 +89,7 @@ describe('check on worker threads', () => {
     const single = await scanPaths([tree], matcher, { ...options, threads: 1 });
     const worker = countingWorker(tempFolder('mf-check-worker-'));
     // Every file through the worker; then the worker and the main thread taking them as they come.
-    const pooled = await scanPaths([tree], matcher, {
-      ...options,
-      threads: 2,
-      inlineBytes: 0,
-      workerFile: worker.file,
-      workersOnly: true,
-    });
+    const pooled = await scanPaths([tree], matcher, throughWorker(worker.file));
     expect(pooled).toEqual(single);
     // The fixture has what the comparison needs: a capped file, near misses, skipped files.
     expect(single.repeatsNotListed).toBe(3000 - MAX_LISTED_PER_FILE);
@@ -139,13 +138,7 @@ describe('check on worker threads', () => {
     const file = join(folder, 'worker.cjs');
     if (source !== undefined) writeFileSync(file, source);
     const tree = fixtureTree();
-    const scan = scanPaths([tree], matcher, {
-      maxFileSize: 1024 * 1024,
-      threads: 2,
-      inlineBytes: 0,
-      workerFile: file,
-      workersOnly: true,
-    });
+    const scan = scanPaths([tree], matcher, throughWorker(file));
     await expect(scan).rejects.toThrow(ScanWorkerError);
     await expect(scan).rejects.toThrow(/^A worker thread reading the files failed: /);
     await expect(scan).rejects.toThrow(reason);
@@ -167,13 +160,7 @@ describe('check on worker threads', () => {
         "parentPort.on('message', ({ id }) => parentPort.postMessage({ id, error: 'simulated: cannot read' }));",
       ].join('\n'),
     );
-    const scan = scanPaths([fixtureTree()], matcher, {
-      maxFileSize: 1024 * 1024,
-      threads: 2,
-      inlineBytes: 0,
-      workerFile: file,
-      workersOnly: true,
-    });
+    const scan = scanPaths([fixtureTree()], matcher, throughWorker(file));
     await expect(scan).rejects.toThrow('A worker thread reading the files failed: simulated: cannot read');
     const length = () => readFileSync(beats, 'utf8').length;
     const before = length();
@@ -199,14 +186,7 @@ describe('check stopped by its signal (Ctrl-C)', () => {
       ].join('\n'),
     );
     const controller = new AbortController();
-    const scan = scanPaths([fixtureTree()], matcher, {
-      maxFileSize: 1024 * 1024,
-      threads: 2,
-      inlineBytes: 0,
-      workerFile: file,
-      workersOnly: true,
-      signal: controller.signal,
-    });
+    const scan = scanPaths([fixtureTree()], matcher, { ...throughWorker(file), signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     await expect(scan).rejects.toThrow(AbortedError);
     const length = () => readFileSync(beats, 'utf8').length;
