@@ -17,7 +17,7 @@ import { serveStdio } from './serve-stdio.js';
 import { listTools } from './server.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
-import { CliCommand, commandPath, refuseFlag, SETTINGS_HEADING } from './unknown-flag.js';
+import { CliCommand, commandPath, refuseCommand, refuseFlag, SETTINGS_HEADING } from './unknown-flag.js';
 import { VERSION } from './version.js';
 import type { WatchFlags } from './watch/options.js';
 
@@ -116,6 +116,7 @@ const SETTINGS_OF: Readonly<Record<string, readonly Setting[]>> = {
   doctor: ALL_SETTINGS,
   setup: ['baseUrl', 'timeout', 'logLevel', 'logFormat', 'proxy'],
   sandbox: [],
+  help: [],
 };
 
 /**
@@ -415,6 +416,26 @@ function passFlagsDown(action: Command): void {
   }
 }
 
+/**
+ * `help [command…]`, as people type it (`model-feed-mcp help watch`, `help call get_model`): the
+ * help `<command> --help` gives. Commander adds its own only to a program without an action, and
+ * that one took `help call get_model` for `help call` and an unknown name for the program's help.
+ */
+function addHelpCommand(program: Command, exit: (code: number) => void): void {
+  program
+    .command('help')
+    .description('show the help of a command (and of a tool: help call get_model)')
+    .argument('[command...]', 'the command')
+    .action((names: string[]) => {
+      let target = program;
+      for (const name of names) {
+        target = target.commands.find((c) => c.name() === name) ?? refuseCommand(target, name);
+      }
+      target.outputHelp();
+      exit(EXIT.ok);
+    });
+}
+
 /** Every command with the settings it takes (SETTINGS_OF); the tools of `call` take call's. */
 function addSettingsToEveryCommand(program: Command): void {
   for (const command of [program, ...program.commands]) {
@@ -452,7 +473,10 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       '--host <address>',
       'with --http: the interface to bind (default 127.0.0.1); any other than loopback lets anyone who reaches the port and holds the key spend its quota',
     )
-    .action((flags: ServeFlags) => serve(flags, io, argv, exit));
+    .action((flags: ServeFlags, command: Command) => {
+      if (command.args.length) refuseCommand(program, command.args[0] ?? '');
+      return serve(flags, io, argv, exit);
+    });
   addCallCommand(program, io, argv, exit);
   addWatchCommand(program, io, argv, exit);
   addCheckCommand(program, io, argv, exit);
@@ -519,6 +543,10 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
       const { runSandbox } = await import('./commands/sandbox.js');
       exit(await runSandbox(flags, io));
     });
+  addHelpCommand(program, exit);
+  // A word where a command belongs is a mistyped command (refuseCommand), not an argument: the
+  // server takes none. Set once the commands exist, which would otherwise inherit it.
+  program.allowExcessArguments();
   addSettingsToEveryCommand(program);
   return program;
 }

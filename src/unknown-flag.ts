@@ -6,7 +6,14 @@
  */
 
 import { Command, type Option } from 'commander';
-import { closestFlag, flagsMeant, kebabFlag, type ToolFlags } from './call-flags.js';
+import {
+  closestFlag,
+  closestTool,
+  flagsMeant,
+  kebabFlag,
+  type ToolFlags,
+  unknownToolMessage,
+} from './call-flags.js';
 import { EXIT } from './exit-codes.js';
 import { listTools } from './server.js';
 import { oneLine } from './text/terminal.js';
@@ -157,6 +164,33 @@ export class CliCommand extends Command {
   }
 
   unknownOption(flag: string): never {
+    // `wach --interval 5`: the mistyped command is the mistake, not a flag that watch would take.
+    // Commander lists the words before the first unknown flag first in `args`.
+    const stray = this.parent ? undefined : this.args[0];
+    if (stray !== undefined && !stray.startsWith('-')) refuseCommand(this, stray);
     refuseFlag(this, flag);
   }
+}
+
+/**
+ * Refuses a command name the command does not have (`model-feed-mcp wach`, `help nope`), as a usage
+ * error (exit 2) with the name most likely meant. The root serves when given no command, so commander
+ * took a stray word for an argument it does not take: "too many arguments".
+ */
+export function refuseCommand(command: Command, typed: string): never {
+  const names = command.commands.map((c) => c.name());
+  if (isCall(command)) {
+    command.error(`error: ${unknownToolMessage(typed, names)}`, {
+      exitCode: EXIT.usage,
+      code: 'model-feed-mcp.unknownTool',
+    });
+  }
+  const closest = closestTool(typed, names);
+  const guess = closest ? ` Did you mean ${closest}?` : '';
+  const path = commandPath(command);
+  // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.
+  command.error(
+    `error: unknown command '${oneLine(typed)}' for ${path}.${guess} The commands are ${listed(names)}.`,
+    { exitCode: EXIT.usage, code: 'commander.unknownCommand' },
+  );
 }

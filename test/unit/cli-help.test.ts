@@ -182,3 +182,67 @@ describe('a flag the command does not take is refused, naming the command and wh
     expect(out.stderr).not.toContain('mfsk_live');
   });
 });
+
+describe('help [command…], and a command name mistyped', () => {
+  /** Runs argv to its end, as the command line does: what it printed and the exit code it chose. */
+  async function run(argv: string[]): Promise<Parsed & { exitCode: number | undefined }> {
+    let exitCode: number | undefined;
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t), env: {} };
+    let error: unknown;
+    try {
+      await buildProgram(io, argv, (code) => (exitCode = code)).parseAsync(argv, { from: 'user' });
+    } catch (e) {
+      error = e;
+      exitCode = (e as CommanderError).exitCode;
+    }
+    return { stdout, stderr, error, exitCode };
+  }
+
+  it.each([
+    [['help'], ['--help']],
+    [
+      ['help', 'watch'],
+      ['watch', '--help'],
+    ],
+    [
+      ['help', 'call'],
+      ['call', '--help'],
+    ],
+    [
+      ['help', 'call', 'get_model'],
+      ['call', 'get_model', '--help'],
+    ],
+  ])('%j prints what %j prints, and exits 0', async (asked, flag) => {
+    const help = await run(asked);
+    const expected = await parse(flag);
+    expect(help.exitCode).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toBe(expected.stdout);
+    expect(help.stdout).toMatch(/^Usage: model-feed-mcp/);
+  });
+
+  it('a mistyped command is an unknown command with the one meant, not "too many arguments"', async () => {
+    const out = await run(['wach', '--interval', '5']);
+    expect(out.exitCode).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr.split('\n')[0]).toBe(
+      "error: unknown command 'wach' for model-feed-mcp. Did you mean watch? The commands are call, watch, check, doctor, setup, sandbox and help.",
+    );
+    expect((await run(['chek', '.'])).stderr).toContain('Did you mean check?');
+  });
+
+  it('help for a command or tool there is not: exit 2, naming it, escape sequences taken out', async () => {
+    const none = await run(['help', 'nope\u001b[31m']);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr.split('\n')[0]).toBe(
+      "error: unknown command 'nope' for model-feed-mcp. The commands are call, watch, check, doctor, setup, sandbox and help.",
+    );
+    const tool = await run(['help', 'call', 'get_mdl']);
+    expect(tool.exitCode).toBe(2);
+    expect(tool.stderr.split('\n')[0]).toBe(
+      "error: unknown tool 'get_mdl'. Did you mean get_model? The tools are list_model_changes, get_model, search_models; `model-feed-mcp call <tool> --help` lists a tool's flags.",
+    );
+  });
+});
