@@ -740,8 +740,13 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       let repeats = 0;
       const mark = ++call;
       const listedMisses = new Set<string>();
-      /** A span found, in order: listed, counted as a repeat, or left out (silenced). */
-      const offer = (start: number, end: number, pattern: number, token: string, suggestions: string[]) => {
+      /**
+       * A span found, in order: listed, counted as a repeat, or left out (silenced). A reference's
+       * empty suggestions are made only if it is listed: one made for each of the 50 MB line's
+       * 713,286 repeats was what its scan allocated (the line's run: 105 -> 45 collections; its
+       * wall time 592 -> 589 ms, medians of 9 interleaved runs, within the noise).
+       */
+      const offer = (start: number, end: number, pattern: number, token: string, suggestions?: string[]) => {
         if (silenced?.(start)) return;
         const named = pattern >= 0 ? listedIn[pattern] === mark : listedMisses.has(token);
         if (named && spans.length >= limit) {
@@ -751,7 +756,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
         if (pattern >= 0) listedIn[pattern] = mark;
         else listedMisses.add(token);
         const modelId = pattern >= 0 ? automaton.patterns[pattern]!.modelId : null;
-        spans.push({ start, end, modelId, suggestions });
+        spans.push({ start, end, modelId, suggestions: suggestions ?? [] });
       };
       // References come from the automaton and tokens from their own pass, both in order: each token
       // starting before a reference is decided when that reference comes (it overlaps it, the one
@@ -769,7 +774,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       };
       eachReference(automaton, bytes, (start, end, pattern) => {
         tokensBefore(start);
-        offer(start, end, pattern, '', []);
+        offer(start, end, pattern, '');
         covered = end;
       });
       tokensBefore(Number.POSITIVE_INFINITY);
