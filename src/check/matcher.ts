@@ -390,11 +390,11 @@ function eachReference(
   for (let i = 0; i < length || pending !== 0; i++) {
     let at = -1;
     if (i < length) {
-      // Up to the next byte that ends a pattern, or where a decision is due, a byte only moves: this
-      // loop is most of the time spent on any text. This function alone, in a fresh process, on
-      // the bench's 50 MB line and on 50 MB of its tree's text (medians of 9 interleaved runs, load
-      // 1.1-1.5): 304 -> 145 ms and 338 -> 141 ms, against one loop for every byte that multiplied
-      // by `width` and looked up `first`.
+      // Up to the next byte that ends a pattern or whose move is not worked out yet (0), or where a
+      // decision is due, a byte only moves: this loop is most of the time spent on any text. This
+      // function alone, in a fresh process, on the bench's 50 MB line and on 50 MB of its tree's
+      // text (medians of 9 interleaved runs, load 1.1-1.5): 304 -> 145 ms and 338 -> 141 ms,
+      // against one loop for every byte that multiplied by `width` and looked up `first`.
       const stop = Math.min(due, length);
       for (; i < stop; i++) {
         const move = next[row + symbols[bytes[i]!]!]!;
