@@ -166,17 +166,35 @@ function collectPatterns(models: readonly CatalogNames[]): Map<string, Pattern> 
 }
 
 /**
- * The automaton over bytes, as flat tables: `next[state * width + symbols[byte]]` is the state after
- * reading a byte (failure transitions already folded in), `first[state]` the first state down its
- * suffix chain (itself included) that ends a pattern, `chain[state]` the next one below it (-1 for
- * none), `output[state]` the pattern ending there. The tables live in shared memory (where there is
- * any), so that worker threads use them without a copy each.
+ * The automaton over bytes, as flat tables: `next[row + symbols[byte]]` is the move on reading a byte
+ * in the state whose row starts at `row` (failure transitions folded in), `first[state]` the first
+ * state down its suffix chain (itself included) that ends a pattern, `chain[state]` the next one
+ * below it (-1 for none), `output[state]` the pattern ending there. State 1 is the root; there is no
+ * state 0. The tables live in shared memory (where there is any), so that worker threads use them
+ * without a copy each.
+ *
+ * The moves are worked out as texts need them (`moveOf`), from the trie and its failure links, and
+ * kept: a text visits few of the table's rows (for 5,000 models, 92,709 states of 35 symbols: 13 MB),
+ * and filling them all cost most of the build, half of it the memory's first touch. Two threads
+ * may work out the same move at once: both write the same value, and a move not yet written reads
+ * as 0, which sends either thread to work it out.
  */
 interface Automaton {
   /** Each byte's symbol, A-Z folded to a-z; 0 for a byte no pattern holds. */
   symbols: Uint16Array;
   width: number;
+  /**
+   * A move: the next state's row (`state * width`, > 0) if no pattern ends in it, `~state` (< 0) if
+   * one does, 0 if not worked out yet. Most bytes end no pattern and find their move worked out: the
+   * loop over them then needs one look-up and one sign test (eachReference says what that saved).
+   */
   next: Int32Array;
+  /** The trie: each state's first child, the next child of its parent, and the symbol into it. */
+  child: Int32Array;
+  sibling: Int32Array;
+  label: Int32Array;
+  /** The state each state fails to: its longest proper suffix that is a state. */
+  fail: Int32Array;
   first: Int32Array;
   chain: Int32Array;
   output: Int32Array;
@@ -187,20 +205,60 @@ interface Automaton {
   patterns: Pattern[];
 }
 
+const ROOT = 1;
+
 function sharedInt32(length: number): Int32Array {
   const Memory = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   return new Int32Array(new Memory(length * Int32Array.BYTES_PER_ELEMENT));
 }
 
+/** The trie child of `state` by `symbol`, or 0. */
+function trieChild(automaton: Automaton, state: number, symbol: number): number {
+  const { child, sibling } = automaton;
+  let at = child[state]!;
+  while (at !== 0 && automaton.label[at] !== symbol) at = sibling[at]!;
+  return at;
+}
+
+/** The move into `state` (see Automaton). */
+const moveInto = (automaton: Automaton, state: number) =>
+  automaton.first[state]! >= 0 ? ~state : state * automaton.width;
+
 /**
- * Built straight into the dense table, trie first, then failure transitions breadth first, from the
- * names encoded into one buffer. For 5,000 models (14,669 names, 92,709 states, a 12.4 MB table),
- * measured as RSS growth: 60 MB with a Map of children per state, as before; 29 MB so.
+ * The move from `state` on `symbol`, worked out and kept if it was not: the trie child, else the
+ * failure state's move, kept for every state passed on the way down.
+ */
+function moveOf(automaton: Automaton, state: number, symbol: number): number {
+  const { next, fail, width } = automaton;
+  let at = state;
+  let move = next[at * width + symbol]!;
+  // The root's moves are all worked out (compile): the way down ends there at the latest.
+  while (move === 0) {
+    const found = trieChild(automaton, at, symbol);
+    move = found !== 0 ? moveInto(automaton, found) : next[fail[at]! * width + symbol]!;
+    if (move === 0) at = fail[at]!;
+  }
+  for (let on = state; on !== at; on = fail[on]!) next[on * width + symbol] = move;
+  next[at * width + symbol] = move;
+  return move;
+}
+
+/**
+ * The trie and its failure links, from the names encoded into one buffer; the moves are left to
+ * `moveOf` but the root's, which nearly every byte of a text takes.
+ *
+ * The names are sorted, so that each shares with the one before it the prefix it shares with any
+ * name before it: counting the states is one pass, and inserting a name starts where that prefix
+ * ends. For the bench's 5,000 models, compileMatcher in a fresh process, against filling the whole
+ * table (medians of 9 interleaved runs, load 1.2-1.7): 77.5 -> 55.1 ms, and RSS growth 31 -> 20 MB.
  */
 function compile(patterns: Map<string, Pattern>): Automaton {
-  // Every name's UTF-8 bytes, one after another: name i is bytes[starts[i]] to bytes[starts[i + 1]].
-  const names = [...patterns.keys()];
+  // Sorted by UTF-16 code units, which is the UTF-8 bytes' order but for characters past U+FFFF: a
+  // name with one may then share less with the one before than with another; it is counted more
+  // states than it makes, never fewer, and inserted like any other.
+  const names = [...patterns.keys()].sort();
   const count = names.length;
+  // Every name's UTF-8 bytes, one after another: name i is bytes[starts[i]] to bytes[starts[i + 1]].
   const bytes = new Uint8Array(names.reduce((sum, name) => sum + name.length * 3, 0));
   const starts = new Int32Array(count + 1);
   names.forEach((name, i) => {
@@ -213,67 +271,86 @@ function compile(patterns: Map<string, Pattern>): Automaton {
     if (symbols[bytes[at]!] === 0) symbols[bytes[at]!] = width++;
   }
   for (let upper = 65; upper <= 90; upper++) symbols[upper] = symbols[upper | 0x20]!;
-  // The trie's states are the names' distinct prefixes: in byte order, each name adds what it does
-  // not share with the one before.
-  const shared = (a: number, b: number) => {
-    let n = 0;
-    const [aStart, aLength] = [starts[a]!, starts[a + 1]! - starts[a]!];
-    const [bStart, bLength] = [starts[b]!, starts[b + 1]! - starts[b]!];
-    while (n < aLength && n < bLength && bytes[aStart + n] === bytes[bStart + n]) n++;
-    return n;
-  };
-  const length = (i: number) => starts[i + 1]! - starts[i]!;
-  const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => {
-    const n = shared(a, b);
-    if (n < length(a) && n < length(b)) return bytes[starts[a]! + n]! - bytes[starts[b]! + n]!;
-    return length(a) - length(b);
-  });
-  let states = 1;
-  order.forEach((name, i) => {
-    states += length(name) - (i > 0 ? shared(order[i - 1]!, name) : 0);
-  });
-  const next = sharedInt32(states * width);
-  const output = sharedInt32(states).fill(-1);
-  const lengths = sharedInt32(count);
-  let made = 1;
+  // How many bytes each name shares with the one before.
+  const shared = new Int32Array(count);
+  let states = ROOT + 1;
   let longest = 0;
   for (let i = 0; i < count; i++) {
-    let state = 0;
-    for (let at = starts[i]!; at < starts[i + 1]!; at++) {
-      const slot = state * width + symbols[bytes[at]!]!;
-      if (next[slot] === 0) next[slot] = made++;
-      state = next[slot]!;
+    const length = starts[i + 1]! - starts[i]!;
+    let n = 0;
+    if (i > 0) {
+      const [before, end] = [starts[i - 1]!, Math.min(length, starts[i]! - starts[i - 1]!)];
+      while (n < end && bytes[before + n] === bytes[starts[i]! + n]) n++;
+    }
+    shared[i] = n;
+    states += length - n;
+    longest = Math.max(longest, length);
+  }
+  const automaton: Automaton = {
+    symbols,
+    width,
+    next: sharedInt32(states * width),
+    child: sharedInt32(states),
+    sibling: sharedInt32(states),
+    label: sharedInt32(states),
+    fail: sharedInt32(states),
+    first: sharedInt32(states).fill(-1),
+    chain: sharedInt32(states).fill(-1),
+    output: sharedInt32(states).fill(-1),
+    lengths: sharedInt32(count),
+    longest,
+    patterns: names.map((name) => patterns.get(name)!),
+  };
+  const { child, sibling, label, fail, first, chain, output, lengths } = automaton;
+  // The states along the name before, by depth.
+  const path = new Int32Array(longest + 1).fill(ROOT);
+  let made = ROOT + 1;
+  for (let i = 0; i < count; i++) {
+    let state = path[shared[i]!]!;
+    for (let at = starts[i]! + shared[i]!, depth = shared[i]! + 1; at < starts[i + 1]!; at++, depth++) {
+      const symbol = symbols[bytes[at]!]!;
+      let next = trieChild(automaton, state, symbol);
+      if (next === 0) {
+        next = made++;
+        label[next] = symbol;
+        sibling[next] = child[state]!;
+        child[state] = next;
+      }
+      state = next;
+      path[depth] = state;
     }
     output[state] = i;
-    lengths[i] = length(i);
-    longest = Math.max(longest, length(i));
+    lengths[i] = starts[i + 1]! - starts[i]!;
   }
-  // Breadth first: a state's row holds only its trie children (0: none, as the root is no one's
-  // child) until its turn, and by then its failure state's row is complete.
-  const fail = new Int32Array(states);
-  const first = sharedInt32(states).fill(-1);
-  const chain = sharedInt32(states).fill(-1);
+  // The root's moves, which fail to the root.
+  const rootMoves = automaton.next.subarray(ROOT * width, (ROOT + 1) * width).fill(ROOT * width);
+  // Breadth first: a state's failure state is no deeper than its parent, so it is queued before it,
+  // with its `first`.
   const queue = new Int32Array(states);
   let tail = 0;
-  for (let symbol = 0; symbol < width; symbol++) if (next[symbol] !== 0) queue[tail++] = next[symbol]!;
+  for (let at = child[ROOT]!; at !== 0; at = sibling[at]!) {
+    fail[at] = ROOT;
+    if (output[at]! >= 0) first[at] = at;
+    queue[tail++] = at;
+  }
+  for (let at = child[ROOT]!; at !== 0; at = sibling[at]!) rootMoves[label[at]!] = moveInto(automaton, at);
   for (let head = 0; head < tail; head++) {
     const state = queue[head]!;
-    const failed = fail[state]!;
-    chain[state] = first[failed]!;
-    first[state] = output[state]! >= 0 ? state : chain[state]!;
-    const row = state * width;
-    const failedRow = failed * width;
-    for (let symbol = 0; symbol < width; symbol++) {
-      const child = next[row + symbol]!;
-      if (child !== 0) {
-        fail[child] = next[failedRow + symbol]!;
-        queue[tail++] = child;
-      } else {
-        next[row + symbol] = next[failedRow + symbol]!;
+    for (let at = child[state]!; at !== 0; at = sibling[at]!) {
+      const symbol = label[at]!;
+      let failed = fail[state]!;
+      let into = trieChild(automaton, failed, symbol);
+      while (into === 0 && failed !== ROOT) {
+        failed = fail[failed]!;
+        into = trieChild(automaton, failed, symbol);
       }
+      fail[at] = into === 0 ? ROOT : into;
+      chain[at] = first[fail[at]!]!;
+      first[at] = output[at]! >= 0 ? at : chain[at]!;
+      queue[tail++] = at;
     }
   }
-  return { symbols, width, next, first, chain, output, lengths, longest, patterns: [...patterns.values()] };
+  return automaton;
 }
 
 /**
@@ -308,13 +385,29 @@ function eachReference(
   /** Where the last reference kept ends: a candidate starting before it overlaps it. */
   let reached = 0;
   const length = bytes.length;
-  let state = 0;
+  let row = ROOT * width;
   // Past the end of the text, only to decide what is pending (at most `longest` more turns).
   for (let i = 0; i < length || pending !== 0; i++) {
     let at = -1;
     if (i < length) {
-      state = next[state * width + symbols[bytes[i]!]!]!;
-      at = first[state]!;
+      // Up to the next byte that ends a pattern or whose move is not worked out yet (0), or where a
+      // decision is due, a byte only moves: this loop is most of the time spent on any text. This
+      // function alone, in a fresh process, on the bench's 50 MB line and on 50 MB of its tree's
+      // text (medians of 9 interleaved runs, load 1.1-1.5): 304 -> 145 ms and 338 -> 141 ms,
+      // against one loop for every byte that multiplied by `width` and looked up `first`.
+      const stop = Math.min(due, length);
+      for (; i < stop; i++) {
+        const move = next[row + symbols[bytes[i]!]!]!;
+        if (move <= 0) break;
+        row = move;
+      }
+      if (i < length) {
+        const symbol = symbols[bytes[i]!]!;
+        let move = next[row + symbol]!;
+        if (move === 0) move = moveOf(automaton, row / width, symbol);
+        row = move < 0 ? ~move * width : move;
+        if (move < 0) at = first[~move]!;
+      }
     }
     if (at >= 0) {
       const end = i + 1;
@@ -438,7 +531,7 @@ const asciiLower = (bytes: Uint8Array, start: number, end: number) =>
  * (on a minified line naming a catalog id 700,000 times, decoding each first took 40 % of the time).
  *
  * Runs are found from their slashes (a native search), so a run without one is never walked; each
- * byte of a run with one is walked at most twice. Linear whatever the text: a pattern like
+ * byte of a run with one is walked at most three times. Linear whatever the text: a pattern like
  * `[\w.-]*\/` would retry every start of a long run without a slash.
  */
 class TokenCursor {
@@ -481,8 +574,11 @@ class TokenCursor {
         continue;
       }
       const nameStart = this.segmentEnd + 1;
-      let nameEnd = bytes.indexOf(SLASH, nameStart);
-      if (nameEnd === -1 || nameEnd > this.runEnd) nameEnd = this.runEnd;
+      // The run's next slash, looked for in the run only: a native search went on to the text's next
+      // slash, and its call cost more than a segment's few bytes (scanFile on 50 MB of the bench's
+      // tree's text: 236 -> 222 ms; the 50 MB line 293 -> 292 ms; medians of 7 interleaved runs).
+      let nameEnd = nameStart;
+      while (nameEnd < this.runEnd && bytes[nameEnd] !== SLASH) nameEnd++;
       const vendorStart = this.segment;
       const vendorEnd = this.segmentEnd;
       this.segment = nameStart;
@@ -647,8 +743,13 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       let repeats = 0;
       const mark = ++call;
       const listedMisses = new Set<string>();
-      /** A span found, in order: listed, counted as a repeat, or left out (silenced). */
-      const offer = (start: number, end: number, pattern: number, token: string, suggestions: string[]) => {
+      /**
+       * A span found, in order: listed, counted as a repeat, or left out (silenced). A reference's
+       * empty suggestions are made only if it is listed: one made for each of the 50 MB line's
+       * 713,286 repeats was what its scan allocated (the line's run: 105 -> 45 collections; its
+       * wall time 592 -> 589 ms, medians of 9 interleaved runs, within the noise).
+       */
+      const offer = (start: number, end: number, pattern: number, token: string, suggestions?: string[]) => {
         if (silenced?.(start)) return;
         const named = pattern >= 0 ? listedIn[pattern] === mark : listedMisses.has(token);
         if (named && spans.length >= limit) {
@@ -658,7 +759,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
         if (pattern >= 0) listedIn[pattern] = mark;
         else listedMisses.add(token);
         const modelId = pattern >= 0 ? automaton.patterns[pattern]!.modelId : null;
-        spans.push({ start, end, modelId, suggestions });
+        spans.push({ start, end, modelId, suggestions: suggestions ?? [] });
       };
       // References come from the automaton and tokens from their own pass, both in order: each token
       // starting before a reference is decided when that reference comes (it overlaps it, the one
@@ -676,7 +777,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       };
       eachReference(automaton, bytes, (start, end, pattern) => {
         tokensBefore(start);
-        offer(start, end, pattern, '', []);
+        offer(start, end, pattern, '');
         covered = end;
       });
       tokensBefore(Number.POSITIVE_INFINITY);

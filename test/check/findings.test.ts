@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChangeEvent, Model, PriceHistory } from '../../src/api/schemas.js';
 import { findingsFor, priceAt } from '../../src/check/findings.js';
@@ -115,6 +116,36 @@ describe('findings', () => {
     ]);
     expect(findings('quillon/quill-nano').filter((f) => f.kind === 'cheaper')).toEqual([]);
     expect(findings('unknown/model')).toEqual([]);
+  });
+
+  it('the cheaper model is the one a pass over the catalog finds, ties and repeated ids included', () => {
+    type Entry = [id: string, price: number, context: number];
+    // The rule as first written: every other model, one by one; the first in the catalog on a tie.
+    const byPass = (entries: Entry[], modelId: string) => {
+      const [, price, context] = entries.findLast(([id]) => id === modelId)!;
+      let best: Entry | undefined;
+      for (const other of entries) {
+        if (other[0] === modelId || other[2] < context || other[1] >= price) continue;
+        if (!best || other[1] < best[1] || (other[1] === best[1] && other[2] > best[2])) best = other;
+      }
+      return best ? [{ kind: 'cheaper', modelId: best[0], inputPrice: best[1], contextLength: best[2] }] : [];
+    };
+    // Few ids, prices and contexts: ties and repeated ids come often.
+    const entriesArb = fc.array(
+      fc.tuple(
+        fc.constantFrom('a/x', 'a/y', 'b/x', 'b/z'),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 4 }),
+      ),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(entriesArb, (entries) => {
+        const catalog = entries.map(([id, price, context]) => model(id, id, price, 1, context));
+        const find = findingsFor({ catalog, deprecations: [], histories: new Map(), since: SINCE });
+        for (const [id] of entries) expect(find(id)).toEqual(byPass(entries, id));
+      }),
+    );
   });
 
   it('priceAt: the last point at or before the date, else the first', () => {
