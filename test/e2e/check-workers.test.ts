@@ -5,7 +5,15 @@
  */
 
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,7 +195,12 @@ describe('check stopped by its signal (Ctrl-C)', () => {
     );
     const controller = new AbortController();
     const scan = scanPaths([fixtureTree()], matcher, { ...throughWorker(file), signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    // Ctrl-C once the worker runs (it has beaten): a fixed delay lost that race on a loaded machine.
+    for (let waited = 0; !existsSync(beats); waited += 10) {
+      if (waited > 10_000) throw new Error('the worker never started');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    controller.abort();
     await expect(scan).rejects.toThrow(AbortedError);
     const length = () => readFileSync(beats, 'utf8').length;
     const before = length();
