@@ -3,8 +3,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/check/findings.js';
-import { renderReport } from '../../src/check/format.js';
+import { renderReport, renderReportParts } from '../../src/check/format.js';
 import { baselineOf, buildReport, silencedLines, type Unbaselined } from '../../src/check/report.js';
+import { escapeJsonText } from '../../src/text/terminal.js';
+import { VERSION } from '../../src/version.js';
 
 const FOUND: Unbaselined[] = [
   {
@@ -162,6 +164,51 @@ describe('the formats', () => {
       model: null,
       findings: [{ kind: 'not_listed', suggestions: ['quillon/quill-mini-2'], baselined: false }],
     });
+  });
+
+  it('json: written in parts, byte for byte the one document JSON.stringify makes', () => {
+    const whole = (r: ReturnType<typeof report>) =>
+      `${escapeJsonText(
+        JSON.stringify(
+          {
+            version: 1,
+            tool: { name: 'model-feed-mcp', version: VERSION },
+            failOn: r.failOn,
+            failed: r.failed,
+            summary: r.summary,
+            references: r.occurrences.map((o) => ({
+              path: o.path,
+              line: o.line,
+              column: o.column,
+              text: o.text,
+              model: o.modelId,
+              findings: o.findings,
+            })),
+          },
+          null,
+          2,
+        ),
+      )}\n`;
+    // Texts a part must not cut or escape twice: a line break, U+2028, quotes, a backslash.
+    const odd = (i: number): Unbaselined => ({
+      ...FOUND[i % FOUND.length]!,
+      line: i + 1,
+      text: `a\n"b"\u2028\\${i}`,
+    });
+    for (const count of [0, 1, 999, 1000, 1001, 2500]) {
+      const many = buildReport(
+        Array.from({ length: count }, (_, i) => odd(i)),
+        WALK,
+        {
+          failOn: FAIL_ON as never,
+          baseline: [],
+          notPriceChecked: [],
+        },
+      );
+      const parts = [...renderReportParts(many, 'json')];
+      expect(parts.join(''), `${count} references`).toBe(whole(many));
+      expect(parts.length).toBe(count ? Math.ceil(count / 1000) + 3 : 2);
+    }
   });
 
   it('sarif: valid SARIF 2.1.0, a rule per kind, a region per result', () => {
