@@ -38,7 +38,15 @@ bundle
     // undefined: the stdio server, which runs until its input ends.
     if (code === undefined) return;
     process.exitCode = code;
-    // A one-shot command (call, doctor) is done; a DNS lookup past its timeout cannot be cancelled
-    // and must not hold the process.
-    setTimeout(() => process.exit(code), 200).unref();
+    // A one-shot command (call, check, doctor) is done once what it wrote has left: a pipe holds
+    // 64 KB and the rest waits here for the reader, however slow (exiting sooner cut `check`'s JSON
+    // short, with exit code 0). An empty write's callback comes after every earlier write's, or with
+    // the error of a reader gone. Then a DNS lookup past its timeout, which cannot be cancelled,
+    // must not hold the process.
+    let writing = 2;
+    const written = () => {
+      if (--writing === 0) setTimeout(() => process.exit(code), 200).unref();
+    };
+    process.stdout.write('', written);
+    process.stderr.write('', written);
   });

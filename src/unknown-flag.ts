@@ -185,9 +185,15 @@ export function refuseCommand(command: Command, typed: string): never {
       code: 'model-feed-mcp.unknownTool',
     });
   }
+  const path = commandPath(command);
+  if (!names.length) {
+    command.error(`error: ${path} has no commands of its own: '${oneLine(typed)}' is not one.`, {
+      exitCode: EXIT.usage,
+      code: 'commander.unknownCommand',
+    });
+  }
   const closest = closestTool(typed, names);
   const guess = closest ? ` Did you mean ${closest}?` : '';
-  const path = commandPath(command);
   // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.
   command.error(
     `error: unknown command '${oneLine(typed)}' for ${path}.${guess} The commands are ${listed(names)}.`,

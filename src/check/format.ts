@@ -125,9 +125,9 @@ const jsonReference = (o: Occurrence) => ({
 
 /**
  * The JSON document, `JSON.stringify(document, null, 2)` to the byte, in parts of
- * JSON_PART_REFERENCES references, each made as it is asked for: a tree's report (11.6 MB for the
- * bench's 20,000 files) then never exists whole, as a string and as the bytes written from it, at
- * the run's peak (the bench's tree, `bench-check.mjs --runs 3`: 146.0 -> 125.0-132.7 MB; made as
+ * JSON_PART_REFERENCES references, each made as it is asked for: written to a file (or any stdout
+ * that takes writes as they come), a tree's report (11.6 MB for the bench's 20,000 files) then never
+ * exists whole, as a string and as the bytes written from it, at the run's peak (the bench's tree, `bench-check.mjs --runs 3`: 146.0 -> 125.0-132.7 MB; made as
  * fast as the one string, 72-76 ms for 40,000 references). A part never ends inside a string, so
  * each is escaped (and redacted) on its own.
  */
@@ -242,11 +242,9 @@ function renderGithub(report: CheckReport): string {
 }
 
 /**
- * The report as `format` writes it, in parts written one after the other: a JSON document apart from
- * its final line break, since joining the two copies the document (11.6 MB on the bench's tree; peak
- * RSS 144.7 -> 133.0 MB, medians of 4).
+ * The report as `format` writes it, in parts made when asked for, to be written one after the other
+ * and never joined: joining copies the document (a JSON one in parts, renderJsonParts).
  */
-/** The report in parts, each made when asked for, to be written as it comes. */
 export function* renderReportParts(report: CheckReport, format: CheckFormat): Generator<string> {
   switch (format) {
     case 'text':

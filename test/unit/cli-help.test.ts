@@ -239,6 +239,9 @@ describe('help [command…], and a command name mistyped', () => {
     expect(none.stderr.split('\n')[0]).toBe(
       "error: unknown command 'nope' for model-feed-mcp. The commands are call, watch, check, doctor, setup, sandbox and help.",
     );
+    const leaf = await run(['help', 'watch', 'extra']);
+    expect(leaf.exitCode).toBe(2);
+    expect(leaf.stderr.split('\n')[0]).toBe("error: watch has no commands of its own: 'extra' is not one.");
     const tool = await run(['help', 'call', 'get_mdl']);
     expect(tool.exitCode).toBe(2);
     expect(tool.stderr.split('\n')[0]).toBe(
