@@ -5,7 +5,7 @@
 
 import { type Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
-import { kebabFlag, typedFlags, unknownToolMessage } from './call-flags.js';
+import { kebabFlag, typedFlags } from './call-flags.js';
 import type { CheckFlags } from './check/options.js';
 import type { SandboxFlags } from './commands/sandbox.js';
 import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
@@ -181,15 +181,7 @@ function addCallCommand(
     )
     // A name that is no subcommand lands here (commander's hook for misspelt commands), so the
     // message can say it is a tool that is unknown, and which tool was probably meant.
-    .on('command:*', (operands: string[]) => {
-      call.error(
-        `error: ${unknownToolMessage(
-          operands[0] ?? '',
-          tools.map((t) => t.name),
-        )}`,
-        { exitCode: EXIT.usage, code: 'model-feed-mcp.unknownTool' },
-      );
-    });
+    .on('command:*', (operands: string[]) => refuseCommand(call, operands[0] ?? ''));
   for (const tool of tools) {
     const sub = call.command(tool.name).description(tool.description ?? '');
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;

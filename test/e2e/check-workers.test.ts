@@ -153,59 +153,64 @@ describe('check on worker threads', () => {
   });
 
   it('ends a worker that fails a batch but would live on', async () => {
-    const folder = tempFolder('mf-check-worker-');
-    const file = join(folder, 'worker.cjs');
-    const beats = join(folder, 'beats.log');
-    writeFileSync(
-      file,
-      [
-        "const { appendFileSync } = require('node:fs');",
-        "const { parentPort } = require('node:worker_threads');",
-        `const beat = () => appendFileSync(${JSON.stringify(beats)}, '.');`,
-        'beat();',
-        'setInterval(beat, 10);',
-        'parentPort.postMessage({ ready: true });',
-        "parentPort.on('message', ({ id }) => parentPort.postMessage({ id, error: 'simulated: cannot read' }));",
-      ].join('\n'),
-    );
-    const scan = scanPaths([fixtureTree()], matcher, throughWorker(file));
+    const worker = beatingWorker([
+      "const { parentPort } = require('node:worker_threads');",
+      'parentPort.postMessage({ ready: true });',
+      "parentPort.on('message', ({ id }) => parentPort.postMessage({ id, error: 'simulated: cannot read' }));",
+    ]);
+    const scan = scanPaths([fixtureTree()], matcher, throughWorker(worker.file));
     await expect(scan).rejects.toThrow('A worker thread reading the files failed: simulated: cannot read');
-    const length = () => readFileSync(beats, 'utf8').length;
-    const before = length();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(length()).toBe(before);
+    await worker.expectEnded();
   });
 });
 
+/**
+ * A worker script that appends a beat to a file as it starts and every 10 ms, then runs `lines`:
+ * whether it has started, and whether it was ended (no beat for 200 ms).
+ */
+function beatingWorker(lines: readonly string[]) {
+  const folder = tempFolder('mf-check-worker-');
+  const file = join(folder, 'worker.cjs');
+  const beats = join(folder, 'beats.log');
+  writeFileSync(
+    file,
+    [
+      "const { appendFileSync } = require('node:fs');",
+      `const beat = () => appendFileSync(${JSON.stringify(beats)}, '.');`,
+      'beat();',
+      'setInterval(beat, 10);',
+      ...lines,
+    ].join('\n'),
+  );
+  const length = () => readFileSync(beats, 'utf8').length;
+  return {
+    file,
+    started: () => existsSync(beats),
+    async expectEnded() {
+      const before = length();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(length()).toBe(before);
+    },
+  };
+}
+
 describe('check stopped by its signal (Ctrl-C)', () => {
   it('stops before the next file, with the worker', async () => {
-    const folder = tempFolder('mf-check-worker-');
-    const file = join(folder, 'slow-worker.cjs');
-    const beats = join(folder, 'beats.log');
     // A worker that takes batches and never answers: only the signal can end the scan.
-    writeFileSync(
-      file,
-      [
-        "const { appendFileSync } = require('node:fs');",
-        "require('node:worker_threads').parentPort.postMessage({ ready: true });",
-        `const beat = () => appendFileSync(${JSON.stringify(beats)}, '.');`,
-        'beat();',
-        'setInterval(beat, 10);',
-      ].join('\n'),
-    );
+    const worker = beatingWorker(["require('node:worker_threads').parentPort.postMessage({ ready: true });"]);
     const controller = new AbortController();
-    const scan = scanPaths([fixtureTree()], matcher, { ...throughWorker(file), signal: controller.signal });
+    const scan = scanPaths([fixtureTree()], matcher, {
+      ...throughWorker(worker.file),
+      signal: controller.signal,
+    });
     // Ctrl-C once the worker runs (it has beaten): a fixed delay lost that race on a loaded machine.
-    for (let waited = 0; !existsSync(beats); waited += 10) {
+    for (let waited = 0; !worker.started(); waited += 10) {
       if (waited > 10_000) throw new Error('the worker never started');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     controller.abort();
     await expect(scan).rejects.toThrow(AbortedError);
-    const length = () => readFileSync(beats, 'utf8').length;
-    const before = length();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(length()).toBe(before);
+    await worker.expectEnded();
     const aborted = AbortSignal.abort();
     await expect(scanPaths([fixtureTree()], matcher, { maxFileSize: 1024, signal: aborted })).rejects.toThrow(
       AbortedError,

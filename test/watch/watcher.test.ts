@@ -308,12 +308,9 @@ describe('the saved place', () => {
 
   it('--since now rides out a service that is down at start', async () => {
     const feed = memoryFeed(4, 100_000, 'pro');
-    const read = feed.api.readChanges.bind(feed.api);
-    let failuresLeft = 3;
-    feed.api.readChanges = async (query, signal) => {
-      if (failuresLeft-- > 0) throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
-      return read(query, signal);
-    };
+    failingReads(feed, (call) =>
+      call <= 3 ? new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts) : undefined,
+    );
     const path = statePath();
     // Failed calls before any answer wait on the outage backoff, not the free tier's 346 s.
     const clock = fakeClock(3 * 3600_000);
@@ -684,6 +681,20 @@ function recordingStatus(live: boolean) {
   return { status, updates };
 }
 
+/** The feed's reads, the n-th (from 1) failing with what `failure(n)` gives, if anything. */
+function failingReads(
+  feed: ReturnType<typeof memoryFeed>,
+  failure: (call: number) => Error | undefined,
+): void {
+  const read = feed.api.readChanges.bind(feed.api);
+  let call = 0;
+  feed.api.readChanges = async (query, signal) => {
+    const error = failure(++call);
+    if (error) throw error;
+    return read(query, signal);
+  };
+}
+
 /** A feed of three changes that gets two more once the clock passes 8 s. */
 function growingFeed(clock: ReturnType<typeof fakeClock>) {
   const feed = memoryFeed(3, 100_000, 'pro');
@@ -743,13 +754,9 @@ describe('the log read without a terminal (systemd), and the status line', () =>
 
   it('logs one line per failed poll and one when polling recovers', async () => {
     const feed = memoryFeed(3, 100_000, 'pro');
-    const read = feed.api.readChanges.bind(feed.api);
-    let call = 0;
-    feed.api.readChanges = async (query, signal) => {
-      call++;
-      if (call === 2 || call === 3) throw new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts);
-      return read(query, signal);
-    };
+    failingReads(feed, (call) =>
+      call === 2 || call === 3 ? new NetworkError('ECONNREFUSED', 'connect ECONNREFUSED', facts) : undefined,
+    );
     const clock = fakeClock(60_000);
     const { log, lines } = keptLog('info');
     await runWatcher(
@@ -770,12 +777,9 @@ describe('the log read without a terminal (systemd), and the status line', () =>
 
   it('a poll that fails after delivering a page still logs what it delivered, before the failure', async () => {
     const feed = memoryFeed(150, 100_000, 'pro');
-    const read = feed.api.readChanges.bind(feed.api);
-    let call = 0;
-    feed.api.readChanges = async (query, signal) => {
-      if (++call === 2) throw new NetworkError('ECONNRESET', 'socket hang up', facts);
-      return read(query, signal);
-    };
+    failingReads(feed, (call) =>
+      call === 2 ? new NetworkError('ECONNRESET', 'socket hang up', facts) : undefined,
+    );
     const clock = fakeClock(30_000);
     const { log, lines } = keptLog('info');
     await runWatcher(
