@@ -6,7 +6,7 @@
  * hints; `subscriptions/listen` hears of a change and stops the polling when it ends.
  */
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
@@ -196,6 +196,97 @@ it('the cache off: a model read and the changes are fresh for 0 ms', () =>
     raw.send(enveloped(2, 'resources/read', { uri: CHANGES }));
     expect((await raw.answer(2)).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   }));
+
+it('an unknown resource is -32002 in a 2025 session, as 2025-11-25 says, with its uri', () =>
+  withRaw([], async (raw) => {
+    raw.send(INITIALIZE_2025);
+    await raw.answer(1);
+    const unknownId = 'model-feed://models/openai%2Fgpt-4';
+    raw.send(request(2, 'resources/read', { uri: 'model-feed://nothing' }));
+    raw.send(request(3, 'resources/read', { uri: unknownId }));
+    expect((await raw.answer(2)).error).toMatchObject({
+      code: -32002,
+      data: { uri: 'model-feed://nothing' },
+    });
+    expect((await raw.answer(3)).error).toMatchObject({ code: -32002, data: { uri: unknownId } });
+    // Other refusals keep their codes: a subscription to what never changes is invalid params.
+    raw.send(request(4, 'resources/subscribe', { uri: unknownId }));
+    expect(((await raw.answer(4)).error as { code: number }).code).toBe(-32602);
+  }));
+
+describe('an unknown resource: -32002 in 2025, -32602 in 2026, and real clients know it either way', () => {
+  /** What the client raised for a read of `uri`. */
+  const refusal = async (client: Client, uri: string) => {
+    try {
+      await client.readResource({ uri });
+    } catch (error) {
+      return error;
+    }
+    throw new Error(`${uri} was read`);
+  };
+
+  it('stdio: the v2 client sees a ResourceNotFoundError with the uri in both eras', async () => {
+    const modern = await stdioClient('auto');
+    const legacy = await stdioClient('legacy');
+    const uri = 'model-feed://models/openai%2Fgpt-4';
+    try {
+      for (const client of [legacy, modern]) {
+        const error = await refusal(client, uri);
+        expect(error).toBeInstanceOf(ResourceNotFoundError);
+        expect((error as ResourceNotFoundError).uri).toBe(uri);
+      }
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+  });
+
+  it('--http: -32002 in a session and without one, -32602 for a 2026 request; real clients in both eras', async () => {
+    const cli = await startHttpCli(env);
+    const modern = await httpClient('auto', cli.url);
+    const legacy = await httpClient('legacy', cli.url);
+    const uri = 'model-feed://nothing';
+    const post = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(cli.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      return {
+        session: response.headers.get('mcp-session-id'),
+        answer: (await response.json()) as Record<string, unknown>,
+      };
+    };
+    try {
+      for (const client of [legacy, modern])
+        expect(await refusal(client, uri)).toBeInstanceOf(ResourceNotFoundError);
+      expect((await post(request(1, 'resources/read', { uri }))).answer.error).toMatchObject({
+        code: -32002,
+        data: { uri },
+      });
+      const { session } = await post(INITIALIZE_2025);
+      const inSession = await post(request(2, 'resources/read', { uri }), {
+        'mcp-session-id': session as string,
+        'mcp-protocol-version': '2025-11-25',
+      });
+      expect(inSession.answer.error).toMatchObject({ code: -32002, data: { uri } });
+      const modernAnswer = await post(enveloped(3, 'resources/read', { uri }), {
+        'mcp-protocol-version': REVISION,
+        'mcp-method': 'resources/read',
+        'mcp-name': uri,
+      });
+      expect(modernAnswer.answer.error).toMatchObject({ code: -32602, data: { uri } });
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+      await cli.stop();
+    }
+  });
+});
 
 it('a 2025 session gets no cache hints, even for a request with a reserved _meta key', () =>
   withRaw([], async (raw) => {
