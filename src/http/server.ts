@@ -48,6 +48,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { nodeCrypto } from '../lazy-node.js';
 import type { Logger } from '../log.js';
+import { revisionRefusal } from '../protocol-revisions.js';
 import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
 import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
 import { answerWithoutSession, sendWebResponse, toWebRequest } from './web.js';
@@ -390,10 +391,15 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     res.once('close', () => gone.abort());
     const admit = options.admitModern;
     // A message that is not an object is left for the SDK to refuse.
+    const single = typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body);
+    // Before the SDK, whose -32022 lists the enveloped revisions only; 400, as it answers.
+    const unsupported = single ? revisionRefusal(read.body as JSONRPCMessage) : undefined;
+    if (unsupported) {
+      sendJson(res, 400, unsupported);
+      return;
+    }
     const admission =
-      admit && typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body)
-        ? await admit(read.body as JSONRPCMessage)
-        : { message: read.body as JSONRPCMessage };
+      admit && single ? await admit(read.body as JSONRPCMessage) : { message: read.body as JSONRPCMessage };
     if ('refusal' in admission) {
       const id = (read.body as { id?: unknown }).id;
       sendJson(res, 200, { jsonrpc: '2.0', id: id ?? null, error: admission.refusal });

@@ -15,6 +15,8 @@ import { BIN, eventually, NODE, type RawProcess, request, scrubbedEnv, spawnRaw 
 import { type HttpCli, startHttpCli } from './http-support.js';
 
 const REVISION = '2026-07-28';
+/** Every revision the server speaks: the enveloped one, then those initialize negotiates. */
+const SERVED = [REVISION, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 const CHANGES = 'model-feed://changes';
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': REVISION,
@@ -139,7 +141,7 @@ describe('a 2026-07-28 opening on stdio (raw lines)', () => {
     raw.send(enveloped(8, 'tools/list', {}, '2099-01-01'));
     const refused = (await raw.answer(8)).error as { code: number; data: { supported: string[] } };
     expect(refused.code).toBe(-32022);
-    expect(refused.data.supported).toEqual([REVISION]);
+    expect(refused.data.supported).toEqual(SERVED);
   });
 
   it('an unknown resource is -32602, as 2026-07-28 says', async () => {
@@ -165,11 +167,19 @@ const INITIALIZE_2025 = request(1, 'initialize', {
   clientInfo: { name: 'e2e-raw', version: '1' },
 });
 
-it('the SDK refuses an unknown revision on a first message with the revisions we list ourselves', () =>
+it('an unknown revision on a first message is refused with every revision served; discover names the enveloped ones', () =>
   withRaw([], async (raw) => {
     raw.send(enveloped(1, 'tools/list', {}, '2099-01-01'));
-    const refused = (await raw.answer(1)).error as { code: number; data: { supported: string[] } };
-    expect(refused.data.supported).toEqual([REVISION]);
+    const refused = (await raw.answer(1)).error as {
+      code: number;
+      message: string;
+      data: { supported: string[] };
+    };
+    expect(refused.data.supported).toEqual(SERVED);
+    expect(refused.message).toContain('after initialize');
+    raw.send(enveloped(2, 'server/discover'));
+    const discover = (await raw.answer(2)).result as { supportedVersions: string[] };
+    expect(SERVED.slice(0, discover.supportedVersions.length)).toEqual(discover.supportedVersions);
   }));
 
 it('a revision that is not even a string costs its own line only, not the lines sent with it', () =>
@@ -459,6 +469,34 @@ describe('--http 2026 requests', () => {
       expect(answer.error.code).toBe(-32603);
       expect(answer.error.message).toMatch(/key/i);
       expect(answer.error.message).not.toContain(rejected);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('an unknown revision gets 400 and -32022 listing every revision served, 2025-11-25 included', async () => {
+    const cli = await startHttpCli(env);
+    try {
+      for (const revision of ['2099-01-01', '2025-11-25']) {
+        const response = await fetch(cli.url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${sandbox.key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': revision,
+            'mcp-method': 'tools/list',
+          },
+          body: enveloped(1, 'tools/list', {}, revision),
+          signal: AbortSignal.timeout(10_000),
+        });
+        expect(response.status).toBe(400);
+        const answer = (await response.json()) as { error: { code: number; data: unknown } };
+        expect(answer.error).toMatchObject({
+          code: -32022,
+          data: { supported: SERVED, requested: revision },
+        });
+      }
     } finally {
       await cli.stop();
     }
