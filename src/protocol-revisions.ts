@@ -31,7 +31,7 @@ const UNSUPPORTED_TEXT =
   `and ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} after initialize (without the envelope).`;
 
 /** The revision a request's envelope names, if it has one. */
-function envelopeRevision(message: JSONRPCMessage): unknown {
+export function envelopeRevision(message: JSONRPCMessage): unknown {
   if (!('method' in message)) return undefined;
   const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
   if (typeof meta !== 'object' || meta === null) return undefined;

@@ -51,7 +51,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { nodeCrypto } from '../lazy-node.js';
 import type { Logger } from '../log.js';
-import { revisionRefusal } from '../protocol-revisions.js';
+import { envelopeRevision, revisionRefusal } from '../protocol-revisions.js';
 import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
 import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
 import { answerWithoutSession, STALLED_WRITE_MS, sendWebResponse, toWebRequest } from './web.js';
@@ -426,8 +426,14 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const admit = options.admitModern;
     // A message that is not an object is left for the SDK to refuse.
     const single = typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body);
-    // Before the SDK, whose -32022 lists the enveloped revisions only; 400, as it answers.
-    const unsupported = single ? revisionRefusal(read.body as JSONRPCMessage) : undefined;
+    // Before the SDK, whose -32022 lists the enveloped revisions only; 400, as it answers. Only when
+    // the MCP-Protocol-Version header names the same revision: a header that disagrees with the
+    // body is the SDK's to refuse first (-32020), as it always was.
+    const message = read.body as JSONRPCMessage;
+    const unsupported =
+      single && req.headers['mcp-protocol-version'] === envelopeRevision(message)
+        ? revisionRefusal(message)
+        : undefined;
     if (unsupported) {
       sendJson(res, 400, unsupported);
       return;
