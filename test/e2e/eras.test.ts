@@ -497,6 +497,21 @@ describe('--http 2026 requests', () => {
           data: { supported: SERVED, requested: revision },
         });
       }
+      // A header that disagrees with the body is refused for that first, as the SDK answers it.
+      const mismatch = await fetch(cli.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': REVISION,
+          'mcp-method': 'tools/list',
+        },
+        body: enveloped(2, 'tools/list', {}, '2099-01-01'),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(mismatch.status).toBe(400);
+      expect(((await mismatch.json()) as { error: { code: number } }).error.code).toBe(-32020);
     } finally {
       await cli.stop();
     }
