@@ -447,11 +447,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     }
     try {
       const request = toWebRequest(req, read.text, gone.signal);
-      await sendWebResponse(
-        await modern.fetch(request, { parsedBody: admission.message }),
-        res,
-        stalledWriteMs,
-      );
+      await send(await modern.fetch(request, { parsedBody: admission.message }), res);
     } finally {
       // A listen's stream has ended by now, or never opened.
       admission.served?.();

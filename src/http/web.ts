@@ -80,7 +80,8 @@ export async function sendWebResponse(
       const { done, value } = await reader.read();
       if (done) break;
       if (!res.write(value) && !(await drainedOrClosed(res, stalledWriteMs))) {
-        // Destroying the response closes it, which cancels the body (the listener above).
+        // The body first: the close event that would cancel it comes after this listener is gone.
+        cancel();
         res.destroy();
         return false;
       }

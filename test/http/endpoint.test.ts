@@ -487,15 +487,16 @@ describe('a stream whose client reads nothing', () => {
     const server = await endpoint({ stalledWriteMs: 300, log }, created);
     const opened = await post(server.url, rpc(1, 'initialize', INITIALIZE_PARAMS));
     const session = opened.headers['mcp-session-id'] as string;
-    const reader = await nonReader(
-      server,
+    const getStream =
       `GET /api/mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.address.port}\r\nAuthorization: Bearer ${KEY}\r\n` +
-        `Accept: text/event-stream\r\nMcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`,
-    );
+      `Accept: text/event-stream\r\nMcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`;
+    const reader = await nonReader(server, getStream);
     // Notifications the session's server sends go on this stream: megabytes fill every buffer.
     const sessionServer = created.at(-1) as McpServer;
     const big = `model-feed://changes#${'x'.repeat(256 * 1024)}`;
     for (let i = 0; i < 80; i++) await sessionServer.sendResourceUpdated({ uri: big });
     await expectCut(lines, reader);
+    // The cut stream let go of the session's one GET stream: the client may open it again.
+    await nonReader(server, getStream);
   });
 });
