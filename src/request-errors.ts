@@ -11,8 +11,8 @@ import type { Logger } from './log.js';
 import { redactSecrets } from './text/redact.js';
 
 /**
- * The code for a resource that does not exist: -32602 from 2026-07-28 on (SEP-2164). The SDK's v2
- * sends it in both eras (it re-encodes -32002, which 2025-11-25 suggested), and clients accept both.
+ * The code for a resource that does not exist: -32602 from 2026-07-28 on (SEP-2164), and what the
+ * SDK's v2 sends in both eras; a 2025 server recodes it to -32002 (resources/not-found.ts).
  */
 export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
 

@@ -12,6 +12,7 @@ import {
   ProtocolErrorCode,
   Server,
   type Tool,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import type { StaleInfo } from './api/client.js';
 import { isRunningLow } from './api/rate-limit.js';
@@ -21,6 +22,7 @@ import { AbortedError, isServiceUnavailable, ModelFeedError } from './errors.js'
 import { registerPrompts } from './prompts/index.js';
 import { LIST_CACHE_HINTS } from './resources/cache-hints.js';
 import { registerResources } from './resources/index.js';
+import { LegacyNotFoundCodes } from './resources/not-found.js';
 import type { ServerDeps } from './server-deps.js';
 import { redactSecrets } from './text/redact.js';
 import { type ArgumentNaming, parseArguments } from './tools/arguments.js';
@@ -199,12 +201,21 @@ const noSchemaValidation: jsonSchemaValidator = {
   },
 };
 
+/** A 2025 server: a resource that does not exist is answered with 2025-11-25's code (resources/not-found.ts). */
+class LegacyServer extends Server {
+  readonly notFound = new LegacyNotFoundCodes();
+
+  override connect(transport: Transport): Promise<void> {
+    return super.connect(this.notFound.onWire(transport));
+  }
+}
+
 /**
  * `era`: which protocol era this instance speaks. The SDK's serving entries build one per connection
  * (stdio) or request (2026 over HTTP) and say which; a 2025 one is what every caller got before.
  */
 export function createServer(deps: ServerDeps, era: ProtocolEra = 'legacy'): Server {
-  const server = new Server(
+  const server = new (era === 'legacy' ? LegacyServer : Server)(
     { name: SERVER_NAME, title: 'Model Change Feed', version: deps.version },
     {
       capabilities: { tools: {} },
@@ -219,7 +230,7 @@ export function createServer(deps: ServerDeps, era: ProtocolEra = 'legacy'): Ser
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(deps, request.params.name, request.params.arguments, ctx.mcpReq.signal),
   );
-  registerResources(server, deps, era);
+  registerResources(server, deps, era, server instanceof LegacyServer ? server.notFound : undefined);
   registerPrompts(server, deps);
   registerCompletions(server, deps);
   return server;

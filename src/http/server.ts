@@ -32,7 +32,10 @@
  * body within `requestTimeoutMs`, and may sit idle between requests for `idleTimeoutMs`. At the
  * cap, a new connection closes the oldest idle one (one that never presented the key first), so
  * idle sockets without a key cannot lock a client with the key out; when every connection is busy
- * with a request or a stream, the new one is closed before a byte of it is read.
+ * with a request or a stream, the new one's request is answered 503 with `retry-after` (at most
+ * `maxRefusing` wait for that answer; past them a connection is closed unread). An answer or stream
+ * whose client reads nothing for `stalledWriteMs` is cut (web.ts), so such a client cannot hold a
+ * connection for ever.
  */
 
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -48,9 +51,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { nodeCrypto } from '../lazy-node.js';
 import type { Logger } from '../log.js';
+import { envelopeRevision, revisionRefusal } from '../protocol-revisions.js';
 import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
 import { allowedAuthorities, hostOrOriginRefusal } from './host-check.js';
-import { answerWithoutSession, sendWebResponse, toWebRequest } from './web.js';
+import { answerWithoutSession, STALLED_WRITE_MS, sendWebResponse, toWebRequest } from './web.js';
 
 export interface HttpEndpointOptions extends ListenAddress {
   /** A fresh MCP server for one era: one per 2025 session or session-less request, one per 2026 request. */
@@ -78,6 +82,16 @@ export interface HttpEndpointOptions extends ListenAddress {
   closeGraceMs?: number;
   /** Comment frames on a quiet SSE stream, so that proxies keep it open. @default 15 s */
   keepAliveMs?: number;
+  /**
+   * An answer or stream whose socket stays too full to take a write for this long is cut: its client
+   * reads nothing, and would hold a connection for ever. @default 30 s
+   */
+  stalledWriteMs?: number;
+  /**
+   * Connections past `maxConnections`, every one busy, whose request is read and answered 503 with
+   * `retry-after`; past these too, a connection is closed unread. @default 64
+   */
+  maxRefusing?: number;
   /** What 2026 `subscriptions/listen` streams hear from. @default the SDK's in-process bus */
   bus?: ServerEventBus;
   /**
@@ -115,7 +129,17 @@ export const HTTP_DEFAULTS = {
   idleSessionMs: 30 * 60_000,
   closeGraceMs: 250,
   keepAliveMs: 15_000,
+  stalledWriteMs: STALLED_WRITE_MS,
+  // A quarter of the cap again: room to tell a burst of clients to come back, still far from 1,024.
+  maxRefusing: 64,
 } as const;
+
+/**
+ * What a 503 at the connection cap asks a client to wait, in seconds. A busy connection ends when its
+ * client closes a stream or within the request timeout: no end is known, and a few seconds lets a
+ * client come back soon without spinning.
+ */
+const AT_CAPACITY_RETRY_S = 5;
 
 const SESSION_HEADER = 'mcp-session-id';
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -219,6 +243,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const keepAliveMs = options.keepAliveMs ?? HTTP_DEFAULTS.keepAliveMs;
   const maxConnections = options.maxConnections ?? HTTP_DEFAULTS.maxConnections;
   const headersTimeoutMs = options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs;
+  const stalledWriteMs = options.stalledWriteMs ?? HTTP_DEFAULTS.stalledWriteMs;
+  const maxRefusing = options.maxRefusing ?? HTTP_DEFAULTS.maxRefusing;
   const reportTransportError = (error: Error) => log.debug('MCP transport', { error: error.message });
   // 2026-07-28: one server per request, from the same factory; 2025 traffic never reaches it.
   const modern = createMcpHandler(() => options.createServer('modern'), {
@@ -234,6 +260,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const sessions = new Map<string, Session>();
   /** Every open socket, oldest first (a Map keeps insertion order). */
   const connections = new Map<Socket, Connection>();
+  /** Sockets past the cap, each to be told so once its request is read. */
+  const refusing = new Set<Socket>();
   let allowed: ReadonlySet<string> = new Set();
   let closing: Promise<void> | undefined;
 
@@ -285,6 +313,13 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     return true;
   }
 
+  /** Writes an answer or stream; one whose client reads nothing is cut (web.ts). */
+  async function send(response: Response, res: ServerResponse): Promise<void> {
+    if (!(await sendWebResponse(response, res, stalledWriteMs))) {
+      log.info('cut an answer or stream its client does not read', { stalledWriteMs });
+    }
+  }
+
   /** Reads and parses a POST body; answers 413 or 400 itself and returns undefined then. */
   async function parsedBody(req: IncomingMessage, res: ServerResponse): Promise<ReadBody | undefined> {
     const text = await readBody(req, maxBodyBytes);
@@ -314,7 +349,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     res.once('close', () => gone.abort());
     const request = toWebRequest(req, read?.text, gone.signal);
     const response = await transport.handleRequest(request, read && { parsedBody: read.body });
-    await sendWebResponse(response, res);
+    await send(response, res);
   }
 
   async function serveSession(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -382,7 +417,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const server = options.createServer('legacy');
     res.once('close', () => void server.close().catch(() => {}));
     const request = toWebRequest(req, read.text);
-    await sendWebResponse(await answerWithoutSession(server, request, read.body, reportTransportError), res);
+    await send(await answerWithoutSession(server, request, read.body, reportTransportError), res);
   }
 
   async function serveModern(read: ReadBody, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -390,10 +425,21 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     res.once('close', () => gone.abort());
     const admit = options.admitModern;
     // A message that is not an object is left for the SDK to refuse.
+    const single = typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body);
+    // Before the SDK, whose -32022 lists the enveloped revisions only; 400, as it answers. Only when
+    // the MCP-Protocol-Version header names the same revision: a header that disagrees with the
+    // body is the SDK's to refuse first (-32020), as it always was.
+    const message = read.body as JSONRPCMessage;
+    const unsupported =
+      single && req.headers['mcp-protocol-version'] === envelopeRevision(message)
+        ? revisionRefusal(message)
+        : undefined;
+    if (unsupported) {
+      sendJson(res, 400, unsupported);
+      return;
+    }
     const admission =
-      admit && typeof read.body === 'object' && read.body !== null && !Array.isArray(read.body)
-        ? await admit(read.body as JSONRPCMessage)
-        : { message: read.body as JSONRPCMessage };
+      admit && single ? await admit(read.body as JSONRPCMessage) : { message: read.body as JSONRPCMessage };
     if ('refusal' in admission) {
       const id = (read.body as { id?: unknown }).id;
       sendJson(res, 200, { jsonrpc: '2.0', id: id ?? null, error: admission.refusal });
@@ -401,7 +447,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     }
     try {
       const request = toWebRequest(req, read.text, gone.signal);
-      await sendWebResponse(await modern.fetch(request, { parsedBody: admission.message }), res);
+      await send(await modern.fetch(request, { parsedBody: admission.message }), res);
     } finally {
       // A listen's stream has ended by now, or never opened.
       admission.served?.();
@@ -455,6 +501,24 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     else await serveOnce(parsed, req, res);
   }
 
+  /** The answer past the cap: come back later; the connection ends with it. */
+  function refuseAtCapacity(res: ServerResponse): void {
+    log.info('refused a request: every connection is busy', { maxConnections });
+    sendJson(
+      res,
+      503,
+      {
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: `Every one of the ${maxConnections} connections this server keeps is busy with a request or a stream; retry after ${AT_CAPACITY_RETRY_S} s.`,
+        },
+        id: null,
+      },
+      { 'retry-after': String(AT_CAPACITY_RETRY_S), connection: 'close' },
+    );
+  }
+
   /** Closes the oldest idle connection, one that never presented the key first; false when all are busy. */
   function makeRoom(): boolean {
     let oldestIdle: Socket | undefined;
@@ -482,6 +546,10 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeoutMs / 4)),
     },
     (req, res) => {
+      if (refusing.has(req.socket)) {
+        refuseAtCapacity(res);
+        return;
+      }
       const connection = connections.get(req.socket);
       if (connection) {
         connection.busy += 1;
@@ -503,8 +571,15 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   );
   http.on('connection', (socket: Socket) => {
     if (connections.size >= maxConnections && !makeRoom()) {
-      log.debug('refused a connection: every connection is busy', { maxConnections });
-      socket.destroy();
+      // Told, not reset: its request is read (within the headers timeout) and answered 503. Only
+      // past as many again does the descriptor limit come first, and it is closed unread.
+      if (refusing.size >= maxRefusing) {
+        log.debug('closed a connection unread: every connection is busy', { maxConnections, maxRefusing });
+        socket.destroy();
+        return;
+      }
+      refusing.add(socket);
+      socket.once('close', () => refusing.delete(socket));
       return;
     }
     connections.set(socket, { busy: 0, keyed: false });

@@ -35,8 +35,24 @@ export function toWebRequest(req: IncomingMessage, body?: string, signal?: Abort
   } as RequestInit);
 }
 
-/** Writes a web Response to a Node response, streaming its body until it ends or the client leaves. */
-export async function sendWebResponse(response: Response, res: ServerResponse): Promise<void> {
+/**
+ * How long a write may wait for a full socket to drain. A client that reads drains it at once: the
+ * buffers hold megabytes, gone in well under a second over loopback or a LAN. Full for this long,
+ * the client is reading nothing.
+ */
+export const STALLED_WRITE_MS = 30_000;
+
+/**
+ * Writes a web Response to a Node response, streaming its body until it ends or the client leaves.
+ * A client that reads nothing ends it too: once a write waits more than `stalledWriteMs` for the
+ * socket to drain (the kernel's buffers on both sides full), the response is cut, so a stream
+ * nobody reads stops holding a connection. Resolves false when it was cut for that, else true.
+ */
+export async function sendWebResponse(
+  response: Response,
+  res: ServerResponse,
+  stalledWriteMs = STALLED_WRITE_MS,
+): Promise<boolean> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
@@ -44,8 +60,11 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();
-    return;
+    return true;
   }
+  // Node holds the headers back until the first body write; an event stream's first write may be
+  // a keep-alive many seconds away, and a client waits for the 200 before it counts as listening.
+  if (headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = (): void => {
     reader.cancel().catch(() => {});
@@ -53,14 +72,19 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
   // A client gone already (a listen stream's, say) ends the body now, not at its first write.
   if (res.destroyed) {
     cancel();
-    return;
+    return true;
   }
   res.once('close', cancel);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await drainedOrClosed(res);
+      if (!res.write(value) && !(await drainedOrClosed(res, stalledWriteMs))) {
+        // The body first: the close event that would cancel it comes after this listener is gone.
+        cancel();
+        res.destroy();
+        return false;
+      }
     }
     res.end();
   } catch {
@@ -68,16 +92,23 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
   } finally {
     res.off('close', cancel);
   }
+  return true;
 }
 
-/** Resolves when a full socket buffer drains or the client goes; leaves no listener behind. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+/**
+ * Whether a full socket buffer drained (or the client went) within `withinMs`; false when it stayed
+ * full that long. Leaves no listener or timer behind.
+ */
+function drainedOrClosed(res: ServerResponse, withinMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = (): void => {
+    const settle = (drained: boolean): void => {
+      clearTimeout(timer);
       res.off('drain', done);
       res.off('close', done);
-      resolve();
+      resolve(drained);
     };
+    const done = (): void => settle(true);
+    const timer = setTimeout(() => settle(false), withinMs);
     res.on('drain', done);
     res.on('close', done);
   });

@@ -13,13 +13,14 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { AbortedError } from '../errors.js';
-import { RESOURCE_NOT_FOUND, requestError, toRequestError } from '../request-errors.js';
+import { requestError, toRequestError } from '../request-errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import { inline } from '../text/change-line.js';
 import { changesFreshMs, readHint } from './cache-hints.js';
 import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';
 import { ChangesSubscriptions } from './changes-subscriptions.js';
 import { MODEL_URI_TEMPLATE, modelIdFromUri, modelTemplate, modelUri, readModel } from './model.js';
+import { type LegacyNotFoundCodes, ResourceNotFound } from './not-found.js';
 
 export { CHANGES_URI } from './changes.js';
 export { MODEL_URI_TEMPLATE, modelUri } from './model.js';
@@ -28,10 +29,9 @@ const RESOURCES = [changesResource];
 const TEMPLATES = [modelTemplate];
 
 function notFound(uri: string): Error {
-  return requestError(
-    RESOURCE_NOT_FOUND,
+  return new ResourceNotFound(
+    uri,
     `Resource not found: ${inline(uri)}. This server has ${CHANGES_URI} and ${MODEL_URI_TEMPLATE} (the id's slash percent-encoded, e.g. ${modelUri('openai/gpt-4o')}).`,
-    { uri },
   );
 }
 
@@ -131,16 +131,29 @@ function registerSubscriptions(server: Server, deps: ServerDeps): void {
   };
 }
 
-/** `era`: a 2026-07-28 server's reads carry cache hints; a 2025 one's never do. */
-export function registerResources(server: Server, deps: ServerDeps, era: ProtocolEra): void {
+/**
+ * `era`: a 2026-07-28 server's reads carry cache hints; a 2025 one's never do. `notFound`: where a
+ * 2025 server marks the reads it answers "not found", to send them with 2025-11-25's code.
+ */
+export function registerResources(
+  server: Server,
+  deps: ServerDeps,
+  era: ProtocolEra,
+  notFound?: LegacyNotFoundCodes,
+): void {
   // Declared only where updates can reach the client: a stateless endpoint (the sandbox's
   // /api/mcp) has no session to send them on.
   const subscribe = deps.subscriptions !== false;
   server.registerCapabilities({ resources: { subscribe } });
   server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: TEMPLATES }));
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    readResource(deps, request.params.uri, ctx.mcpReq.signal, era === 'modern'),
-  );
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    try {
+      return await readResource(deps, request.params.uri, ctx.mcpReq.signal, era === 'modern');
+    } catch (error) {
+      if (error instanceof ResourceNotFound) notFound?.mark(ctx.mcpReq.id, ctx.mcpReq.signal);
+      throw error;
+    }
+  });
   if (subscribe) registerSubscriptions(server, deps);
 }

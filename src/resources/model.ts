@@ -7,9 +7,9 @@
 
 import type { ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
 import type { FeedApi, ReadNotes } from '../api/client.js';
-import { RESOURCE_NOT_FOUND, requestError } from '../request-errors.js';
 import { inline } from '../text/change-line.js';
 import { getModel } from '../tools/get-model.js';
+import { ResourceNotFound } from './not-found.js';
 
 export const MODEL_URI_TEMPLATE = 'model-feed://models/{id}';
 const MODEL_URI_PREFIX = 'model-feed://models/';
@@ -64,19 +64,17 @@ export async function readModel(
   notes?: ReadNotes,
 ): Promise<ModelRecord> {
   if (id === '' || id.length > MAX_ID_LENGTH) {
-    throw requestError(
-      RESOURCE_NOT_FOUND,
+    throw new ResourceNotFound(
+      uri,
       `Resource not found: ${inline(uri)}. The id must be 1 to ${MAX_ID_LENGTH} characters, e.g. ${modelUri('openai/gpt-4o')}.`,
-      { uri },
     );
   }
   const outcome = await getModel.run({ id }, { api, signal, ...(notes && { notes }) });
   const { catalogStatus, suggestions } = outcome.structured;
   if (catalogStatus === 'listed') return outcome.structured;
-  throw requestError(
-    RESOURCE_NOT_FOUND,
+  throw new ResourceNotFound(
+    uri,
     // not_listed always carries them (GetModelOutput.suggestions), closest first.
     `Resource not found: "${inline(id)}" is not in the catalog. ${closeIdsHint(Array.isArray(suggestions) ? suggestions : [])}`,
-    { uri },
   );
 }

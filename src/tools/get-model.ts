@@ -23,6 +23,11 @@ function notListed(id: string, suggestions: string[]) {
   };
 }
 
+/** What a listed model's answer says in place of a price history the service answered 404 for. */
+function historyNotFoundNote(error: NotFoundError): string {
+  return `Price history could not be read: the service answered 404 for ${inline(error.request.path)} although its catalog lists the model (it may have been removed just now). Try again later.`;
+}
+
 export const getModel = defineTool({
   name: 'get_model',
   title: 'Get model',
@@ -38,18 +43,24 @@ export const getModel = defineTool({
     const catalog = await api.listModels({}, signal, notes);
     const match = findModel(catalog.items, id);
     if (!match) return notListed(id, closestIds(catalog.items, id));
+    const how = match.matchedBy === 'id' ? 'catalog id' : 'Hugging Face id';
+    const listed = { catalogStatus: 'listed', matchedBy: match.matchedBy, model: match.model };
+    const head = `${modelLine(match.model)}\nListed; matched by ${how}.`;
     try {
       const priceHistory = await api.getPriceHistory(match.model.id, signal, notes);
-      const how = match.matchedBy === 'id' ? 'catalog id' : 'Hugging Face id';
       return {
-        structured: { catalogStatus: 'listed', matchedBy: match.matchedBy, model: match.model, priceHistory },
-        text: `${modelLine(match.model)}\nListed; matched by ${how}.\n${renderPriceHistory(priceHistory)}`,
+        structured: { ...listed, priceHistory },
+        text: `${head}\n${renderPriceHistory(priceHistory)}`,
       };
     } catch (error) {
-      // The history endpoint has the last word on catalog membership: a model that left the
-      // catalog since the list was read is not listed, which is an answer, not an error.
-      if (error instanceof NotFoundError) return notListed(id, closestIds(catalog.items, id));
-      throw error;
+      if (!(error instanceof NotFoundError)) throw error;
+      // The catalog just listed the model: a 404 for its history (a removal between the two reads,
+      // or a service whose parts disagree) costs the history alone, never the model.
+      const note = historyNotFoundNote(error);
+      return {
+        structured: { ...listed, priceHistory: null, priceHistoryNote: note },
+        text: `${head}\n${note}`,
+      };
     }
   },
 });

@@ -6,7 +6,7 @@
  * hints; `subscriptions/listen` hears of a change and stops the polling when it ends.
  */
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
@@ -15,6 +15,8 @@ import { BIN, eventually, NODE, type RawProcess, request, scrubbedEnv, spawnRaw 
 import { type HttpCli, startHttpCli } from './http-support.js';
 
 const REVISION = '2026-07-28';
+/** Every revision the server speaks: the enveloped one, then those initialize negotiates. */
+const SERVED = [REVISION, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 const CHANGES = 'model-feed://changes';
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': REVISION,
@@ -139,7 +141,7 @@ describe('a 2026-07-28 opening on stdio (raw lines)', () => {
     raw.send(enveloped(8, 'tools/list', {}, '2099-01-01'));
     const refused = (await raw.answer(8)).error as { code: number; data: { supported: string[] } };
     expect(refused.code).toBe(-32022);
-    expect(refused.data.supported).toEqual([REVISION]);
+    expect(refused.data.supported).toEqual(SERVED);
   });
 
   it('an unknown resource is -32602, as 2026-07-28 says', async () => {
@@ -165,11 +167,19 @@ const INITIALIZE_2025 = request(1, 'initialize', {
   clientInfo: { name: 'e2e-raw', version: '1' },
 });
 
-it('the SDK refuses an unknown revision on a first message with the revisions we list ourselves', () =>
+it('an unknown revision on a first message is refused with every revision served; discover names the enveloped ones', () =>
   withRaw([], async (raw) => {
     raw.send(enveloped(1, 'tools/list', {}, '2099-01-01'));
-    const refused = (await raw.answer(1)).error as { code: number; data: { supported: string[] } };
-    expect(refused.data.supported).toEqual([REVISION]);
+    const refused = (await raw.answer(1)).error as {
+      code: number;
+      message: string;
+      data: { supported: string[] };
+    };
+    expect(refused.data.supported).toEqual(SERVED);
+    expect(refused.message).toContain('after initialize');
+    raw.send(enveloped(2, 'server/discover'));
+    const discover = (await raw.answer(2)).result as { supportedVersions: string[] };
+    expect(SERVED.slice(0, discover.supportedVersions.length)).toEqual(discover.supportedVersions);
   }));
 
 it('a revision that is not even a string costs its own line only, not the lines sent with it', () =>
@@ -196,6 +206,97 @@ it('the cache off: a model read and the changes are fresh for 0 ms', () =>
     raw.send(enveloped(2, 'resources/read', { uri: CHANGES }));
     expect((await raw.answer(2)).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   }));
+
+it('an unknown resource is -32002 in a 2025 session, as 2025-11-25 says, with its uri', () =>
+  withRaw([], async (raw) => {
+    raw.send(INITIALIZE_2025);
+    await raw.answer(1);
+    const unknownId = 'model-feed://models/openai%2Fgpt-4';
+    raw.send(request(2, 'resources/read', { uri: 'model-feed://nothing' }));
+    raw.send(request(3, 'resources/read', { uri: unknownId }));
+    expect((await raw.answer(2)).error).toMatchObject({
+      code: -32002,
+      data: { uri: 'model-feed://nothing' },
+    });
+    expect((await raw.answer(3)).error).toMatchObject({ code: -32002, data: { uri: unknownId } });
+    // Other refusals keep their codes: a subscription to what never changes is invalid params.
+    raw.send(request(4, 'resources/subscribe', { uri: unknownId }));
+    expect(((await raw.answer(4)).error as { code: number }).code).toBe(-32602);
+  }));
+
+describe('an unknown resource: -32002 in 2025, -32602 in 2026, and real clients know it either way', () => {
+  /** What the client raised for a read of `uri`. */
+  const refusal = async (client: Client, uri: string) => {
+    try {
+      await client.readResource({ uri });
+    } catch (error) {
+      return error;
+    }
+    throw new Error(`${uri} was read`);
+  };
+
+  it('stdio: the v2 client sees a ResourceNotFoundError with the uri in both eras', async () => {
+    const modern = await stdioClient('auto');
+    const legacy = await stdioClient('legacy');
+    const uri = 'model-feed://models/openai%2Fgpt-4';
+    try {
+      for (const client of [legacy, modern]) {
+        const error = await refusal(client, uri);
+        expect(error).toBeInstanceOf(ResourceNotFoundError);
+        expect((error as ResourceNotFoundError).uri).toBe(uri);
+      }
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+  });
+
+  it('--http: -32002 in a session and without one, -32602 for a 2026 request; real clients in both eras', async () => {
+    const cli = await startHttpCli(env);
+    const modern = await httpClient('auto', cli.url);
+    const legacy = await httpClient('legacy', cli.url);
+    const uri = 'model-feed://nothing';
+    const post = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(cli.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      return {
+        session: response.headers.get('mcp-session-id'),
+        answer: (await response.json()) as Record<string, unknown>,
+      };
+    };
+    try {
+      for (const client of [legacy, modern])
+        expect(await refusal(client, uri)).toBeInstanceOf(ResourceNotFoundError);
+      expect((await post(request(1, 'resources/read', { uri }))).answer.error).toMatchObject({
+        code: -32002,
+        data: { uri },
+      });
+      const { session } = await post(INITIALIZE_2025);
+      const inSession = await post(request(2, 'resources/read', { uri }), {
+        'mcp-session-id': session as string,
+        'mcp-protocol-version': '2025-11-25',
+      });
+      expect(inSession.answer.error).toMatchObject({ code: -32002, data: { uri } });
+      const modernAnswer = await post(enveloped(3, 'resources/read', { uri }), {
+        'mcp-protocol-version': REVISION,
+        'mcp-method': 'resources/read',
+        'mcp-name': uri,
+      });
+      expect(modernAnswer.answer.error).toMatchObject({ code: -32602, data: { uri } });
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+      await cli.stop();
+    }
+  });
+});
 
 it('a 2025 session gets no cache hints, even for a request with a reserved _meta key', () =>
   withRaw([], async (raw) => {
@@ -368,6 +469,49 @@ describe('--http 2026 requests', () => {
       expect(answer.error.code).toBe(-32603);
       expect(answer.error.message).toMatch(/key/i);
       expect(answer.error.message).not.toContain(rejected);
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('an unknown revision gets 400 and -32022 listing every revision served, 2025-11-25 included', async () => {
+    const cli = await startHttpCli(env);
+    try {
+      for (const revision of ['2099-01-01', '2025-11-25']) {
+        const response = await fetch(cli.url, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${sandbox.key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': revision,
+            'mcp-method': 'tools/list',
+          },
+          body: enveloped(1, 'tools/list', {}, revision),
+          signal: AbortSignal.timeout(10_000),
+        });
+        expect(response.status).toBe(400);
+        const answer = (await response.json()) as { error: { code: number; data: unknown } };
+        expect(answer.error).toMatchObject({
+          code: -32022,
+          data: { supported: SERVED, requested: revision },
+        });
+      }
+      // A header that disagrees with the body is refused for that first, as the SDK answers it.
+      const mismatch = await fetch(cli.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': REVISION,
+          'mcp-method': 'tools/list',
+        },
+        body: enveloped(2, 'tools/list', {}, '2099-01-01'),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(mismatch.status).toBe(400);
+      expect(((await mismatch.json()) as { error: { code: number } }).error.code).toBe(-32020);
     } finally {
       await cli.stop();
     }

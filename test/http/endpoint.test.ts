@@ -7,10 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Server as McpServer } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { type HttpEndpoint, type HttpEndpointOptions, startHttpEndpoint } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { createServer } from '../../src/server.js';
 import { INITIALIZE_PARAMS, MCP_HEADERS, rawRequest, rpc } from './raw-request.js';
@@ -27,7 +28,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((endpoint) => endpoint.close()));
 });
 
-async function endpoint(options: Partial<HttpEndpointOptions> = {}): Promise<HttpEndpoint> {
+/** `created`: every MCP server the endpoint makes, in order, for tests that speak through one. */
+async function endpoint(
+  options: Partial<HttpEndpointOptions> = {},
+  created: McpServer[] = [],
+): Promise<HttpEndpoint> {
   const api = createApiClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.key,
@@ -44,7 +49,11 @@ async function endpoint(options: Partial<HttpEndpointOptions> = {}): Promise<Htt
     key: KEY,
     keyHint: 'the value of MODEL_FEED_API_KEY',
     log: silentLogger,
-    createServer: () => createServer({ api, log: silentLogger, version: '0.0.0-test' }),
+    createServer: (era) => {
+      const server = createServer({ api, log: silentLogger, version: '0.0.0-test' }, era);
+      created.push(server);
+      return server;
+    },
     ...options,
   });
   open.push(started);
@@ -343,6 +352,24 @@ describe('connections to the endpoint', () => {
     expect(await within(partial.closed)).toBeLessThan(3000);
   });
 
+  it('a keyed request whose body never completes gets 408 within requestTimeoutMs, and its connection ends', async () => {
+    const server = await endpoint({ requestTimeoutMs: 500, headersTimeoutMs: 300 });
+    const slow = await idleSocket(server);
+    sockets.push(slow.socket);
+    let answer = '';
+    slow.socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+    });
+    slow.socket.write(
+      `POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.address.port}\r\nAuthorization: Bearer ${KEY}\r\n` +
+        'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":',
+    );
+    expect(await Promise.race([slow.closed, wait(5000).then(() => Number.POSITIVE_INFINITY)])).toBeLessThan(
+      5000,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
   it('a refusal for a missing key ends the connection', async () => {
     const server = await endpoint();
     const answer = await rawRequest(server.url, { headers: MCP_HEADERS, body: rpc(1, 'tools/list') });
@@ -392,5 +419,84 @@ describe('MCP 2026-07-28 on the endpoint', () => {
       stream.indexOf('notifications/subscriptions/acknowledged'),
     );
     await reader.cancel();
+  });
+});
+
+describe('a stream whose client reads nothing', () => {
+  const sockets: Socket[] = [];
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+  });
+
+  /** A logger that keeps its lines, to see when the endpoint cut a stream. */
+  function recordingLog() {
+    const lines: string[] = [];
+    return { lines, log: createLogger({ level: 'info', format: 'text', write: (line) => lines.push(line) }) };
+  }
+
+  /** A raw socket that sends `request`, reads until the response headers, then reads no more. */
+  function nonReader(
+    server: HttpEndpoint,
+    request: string,
+  ): Promise<{ socket: Socket; closed: Promise<void> }> {
+    return new Promise((resolve, reject) => {
+      const socket = tcpConnect(server.address.port, '127.0.0.1');
+      sockets.push(socket);
+      socket.on('error', () => {});
+      const closed = new Promise<void>((done) => socket.once('close', () => done()));
+      let head = '';
+      const onData = (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        if (!head.includes('\r\n\r\n')) return;
+        socket.off('data', onData);
+        socket.pause();
+        if (!/^HTTP\/1\.1 200 /.test(head)) reject(new Error(`not a stream: ${head.slice(0, 200)}`));
+        else resolve({ socket, closed });
+      };
+      socket.on('data', onData);
+      socket.once('connect', () => socket.write(request));
+      socket.once('error', reject);
+    });
+  }
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    const deadline = performance.now() + 10_000;
+    while (!check()) {
+      if (performance.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+      await wait(20);
+    }
+  }
+
+  /** Once the endpoint says it cut the stream, the socket, read again, comes to its end. */
+  async function expectCut(lines: string[], reader: { socket: Socket; closed: Promise<void> }) {
+    await until(() => lines.some((line) => line.includes('cut an answer or stream')), 'the stream cut');
+    reader.socket.resume();
+    await Promise.race([
+      reader.closed,
+      wait(10_000).then(() => {
+        throw new Error('the stream stayed open');
+      }),
+    ]);
+  }
+
+  // The same writer serves 2026 listen streams; their events are a few hundred bytes each, too few to
+  // fill loopback buffers of tens of megabytes in a test's time, so the 2025 stream stands for both.
+  it('2025: a GET stream is cut once a write has waited stalledWriteMs for its client', async () => {
+    const { lines, log } = recordingLog();
+    const created: McpServer[] = [];
+    const server = await endpoint({ stalledWriteMs: 300, log }, created);
+    const opened = await post(server.url, rpc(1, 'initialize', INITIALIZE_PARAMS));
+    const session = opened.headers['mcp-session-id'] as string;
+    const getStream =
+      `GET /api/mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.address.port}\r\nAuthorization: Bearer ${KEY}\r\n` +
+      `Accept: text/event-stream\r\nMcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n`;
+    const reader = await nonReader(server, getStream);
+    // Notifications the session's server sends go on this stream: megabytes fill every buffer.
+    const sessionServer = created.at(-1) as McpServer;
+    const big = `model-feed://changes#${'x'.repeat(256 * 1024)}`;
+    for (let i = 0; i < 80; i++) await sessionServer.sendResourceUpdated({ uri: big });
+    await expectCut(lines, reader);
+    // The cut stream let go of the session's one GET stream: the client may open it again.
+    await nonReader(server, getStream);
   });
 });

@@ -83,20 +83,20 @@ describe('resources over a real MCP client (in memory, against the sandbox)', ()
     await close();
   });
 
-  // -32602 in both eras: the SDK's v2 sends no -32002 (SEP-2164; its clients accept either).
-  it('an unknown id is resource-not-found (-32602) listing close ids; an unknown URI names the resources', async () => {
+  // A 2025 server (createServer's default era): 2025-11-25's -32002 on the wire.
+  it('an unknown id is resource-not-found (-32002 in 2025) listing close ids; an unknown URI names the resources', async () => {
     const { client, sent, close } = await connect(sandboxApi(sandbox));
     // The code the server sent, read on the wire.
     const sentCode = () =>
       (sent.findLast((m) => 'error' in m) as JSONRPCErrorResponse | undefined)?.error.code;
     const uri = `model-feed://models/${encodeURIComponent('openai/gpt-4')}`;
     const missing = await rejection(client.readResource({ uri }));
-    expect(sentCode()).toBe(-32602);
+    expect(sentCode()).toBe(-32002);
     expect(missing.message).toContain('"openai/gpt-4" is not in the catalog. Close ids: openai/gpt-4o');
     expect(missing.data).toEqual({ uri });
 
     const other = await rejection(client.readResource({ uri: 'model-feed://nothing' }));
-    expect(sentCode()).toBe(-32602);
+    expect(sentCode()).toBe(-32002);
     expect(other.message).toContain('model-feed://changes');
     expect(other.message).toContain('model-feed://models/{id}');
     await close();

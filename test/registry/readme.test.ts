@@ -159,7 +159,11 @@ describe('README contents that follow the code', () => {
     for (const page of [section?.body ?? '', readText('docs/resources.md')]) {
       expect(page).not.toMatch(/Shown by|\| (VS Code|Cursor)[^|]*\|\s*$/m);
     }
-    expect(readText('docs/resources.md')).toContain('Claude Code listens that way');
+    // Only what was seen: Claude Code 2.1.332 sent no subscriptions/listen.
+    for (const page of ['docs/resources.md', 'docs/clients.md']) {
+      expect(readText(page)).not.toMatch(/Claude Code (listens|uses subscriptions\/listen)/);
+    }
+    expect(readText('docs/resources.md')).toContain('Claude Code 2.1.332 sent none');
   });
 
   it('documents every flag `watch --help` shows, and its environment variable', () => {

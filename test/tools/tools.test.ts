@@ -149,7 +149,7 @@ describe('tools over a real MCP client (in memory)', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it('get_model says not_listed with close ids for an unknown id, and for a history 404', async () => {
+  it('get_model says not_listed with close ids for an unknown id; a listed model whose history is 404 keeps its entry', async () => {
     const client = await connect();
     const unknown = await call(client, 'get_model', { id: 'openai/gpt-4' });
     expect(unknown.isError).toBeFalsy();
@@ -164,7 +164,14 @@ describe('tools over a real MCP client (in memory)', () => {
       '"openai/gpt-4" is not listed in the catalog (not_listed). Close ids: openai/gpt-4o, openai/gpt-4o-mini.',
     );
     const gone = await call(client, 'get_model', { id: 'openai/gpt-4o-mini' });
-    expect(gone.structuredContent).toMatchObject({ catalogStatus: 'not_listed' });
+    expect(gone.isError).toBeFalsy();
+    expect(gone.structuredContent).toMatchObject({
+      catalogStatus: 'listed',
+      model: { id: 'openai/gpt-4o-mini' },
+      priceHistory: null,
+      priceHistoryNote: expect.stringContaining('/api/v1/models/openai_gpt-4o-mini/history'),
+    });
+    expect(text(gone)).toContain('Price history could not be read: the service answered 404');
   });
 
   it('upstream text is made one-line and terminal-safe in the text only; structured content is as sent', async () => {
