@@ -21,8 +21,9 @@ const ADDRESS = /^(?:(\[[^\]]*\]|[^:[\]]*):)?(\d{1,5})$/;
 
 /**
  * What a host to bind is made of: letters, digits, dots and hyphens for a name, colons for IPv6 and
- * `%` for its zone. Anything else (a bidi mark, an escape, a byte that is no UTF-8) would only reach
- * the resolver, which answers with an EINVAL that reads like our bug.
+ * `%` for its zone. Anything else (a bidi mark, an escape, a byte that is no UTF-8), or a name
+ * longer than DNS allows, would only reach the resolver, which answers with an EINVAL that reads
+ * like our bug.
  */
 const HOST_CHARACTERS = /^[A-Za-z0-9._:%-]+$/;
 
@@ -32,7 +33,8 @@ const HOST_CHARACTERS = /^[A-Za-z0-9._:%-]+$/;
  */
 export function parseBindHost(raw: string, portFlag: string): string {
   const host = bareHost(raw.trim());
-  if (!HOST_CHARACTERS.test(host) || (host.includes(':') && isIP(host) !== 6)) {
+  const tooLong = host.length > 253 || host.split('.').some((label) => label.length > 63);
+  if (!HOST_CHARACTERS.test(host) || tooLong || (host.includes(':') && isIP(host) !== 6)) {
     throw new ConfigError(
       `--host must be an address or host name to bind, without a port (that goes in ${portFlag}), e.g. --host 0.0.0.0 or --host ::1; got "${echoValue(raw, [])}".`,
       'host',

@@ -85,10 +85,13 @@ function urlSecrets(url: URL): string[] {
 
 /**
  * Tokens in a setting's value that may be keys: added to the secrets every output hides. The value
- * is read as a list (`NO_PROXY`'s commas, spaces) of URLs, bare `host:port`s or plain tokens.
+ * is read as one URL, and as a list (`NO_PROXY`'s commas, spaces) of URLs, bare `host:port`s or
+ * plain tokens.
  */
 export function secretShapedTokens(text: string): string[] {
-  const found: string[] = [];
+  // A URL as a whole first: its path may hold spaces, which the URL parser encodes.
+  const whole = SCHEME.test(text) ? parseUrl(text) : undefined;
+  const found: string[] = whole ? urlSecrets(whole) : [];
   for (const part of text.split(/[\s,]+/)) {
     if (!part) continue;
     found.push(...prefixedSecrets(part));
