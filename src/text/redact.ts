@@ -157,38 +157,55 @@ function shownRest(url: URL, secrets: readonly (string | undefined)[], path: boo
   const hasPath = url.pathname !== '/' && url.pathname !== '';
   if (!path) return hasPath || url.search || url.hash ? '/…' : '';
   const query = url.search ? '?…' : url.hash ? '#…' : '';
-  return `${hasPath ? echoUrlPath(url.pathname, secrets) : ''}${query}`;
+  return `${hasPath ? echoUrlPath(url.pathname, secrets) : query ? '/' : ''}${query}`;
+}
+
+/**
+ * A host a message does not show: one that may be a key, or a dotted one that is no host name as
+ * DNS spells them (`k9xq2.tz4vl`, the start of a key with `.` and `/` read as a host). Only for
+ * display: as a secret it would hide that text in every host name that contains it.
+ */
+function hostHidden(hostname: string): boolean {
+  return isKeyLikeHost(hostname) || (hostname.includes('.') && !isHostName(hostname));
 }
 
 /** A host name for a message: on one line, hidden when it may be a key. */
 export function echoHost(hostname: string, secrets: readonly (string | undefined)[] = []): string {
-  return isKeyLikeHost(hostname) ? REDACTED : cut(redactSecrets(oneLine(hostname), secrets));
+  return hostHidden(hostname) ? REDACTED : cut(redactSecrets(oneLine(hostname), secrets));
 }
 
 /** Scheme, `***@` for any credentials, and the host and port, unless the host may be a key. */
 function shownOrigin(url: URL, secrets: readonly (string | undefined)[]): string {
   const credentials = url.username || url.password ? '***@' : '';
-  const host = isKeyLikeHost(url.hostname) ? `${REDACTED}${url.port ? `:${url.port}` : ''}` : url.host;
+  const host = hostHidden(url.hostname) ? `${REDACTED}${url.port ? `:${url.port}` : ''}` : url.host;
   return cut(redactSecrets(oneLine(`${url.protocol}//${credentials}${host}`), secrets));
 }
 
 /**
- * One word of an echoed value: a URL with where it points and its path (key-like parts hidden); a
+ * Whether an echo may show the URL's path: a short one, which holds no key (a key with `.` and `/`
+ * in it reads as a path of short segments, but not as a short path).
+ */
+function shortPath(url: URL): boolean {
+  return !isKeyLike(url.pathname.replace(/^\/+|\/+$/g, ''));
+}
+
+/**
+ * One word of an echoed value: a URL with where it points and a short path (`shortPath`); a
  * bare `host[:port][/path]` the same way when its host is a plain host name, typed as the URL
  * parser writes it (lower case: a key has capitals); any other token that may be a key hidden.
  */
 function echoToken(token: string): string {
   if (token === '' || /^\s/.test(token)) return token;
   if (SCHEME.test(token)) {
-    const url = echoUrl(token, [], { path: true });
-    if (url !== undefined) return url;
+    const url = parseUrl(token);
+    if (url) return `${shownOrigin(url, [])}${shownRest(url, [], shortPath(url))}`;
   }
   // Shorter tokens are shown as they are; a long one only when it reads as a host and a path.
   if (!isKeyLike(token)) return token.replace(PREFIXED_SECRET, REDACTED);
   const typedHost = /^[^/?#]*/.exec(token)?.[0].replace(/:\d*$/, '') ?? '';
   const bare = parseUrl(`http://${token}`);
   if (bare && bare.hostname === typedHost && isHostName(typedHost)) {
-    return `${bare.host}${shownRest(bare, [], true)}`;
+    return `${bare.host}${shownRest(bare, [], shortPath(bare))}`;
   }
   return REDACTED;
 }
