@@ -105,6 +105,14 @@ function leakOf(output: string, key: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A proxy is used, and named, only for a service that is not on loopback: a host that does not
+ * resolve, reached through the proxy, which does not resolve either (no network is needed).
+ */
+function viaProxy(env: Record<string, string>): { env: Record<string, string>; args: string[] } {
+  return { env: { MODEL_FEED_BASE_URL: 'https://feed.example.test', ...env }, args: ['--timeout', '3000'] };
+}
+
 /** Where a setting takes a value: as an environment variable, or as a flag every command is given. */
 type Placement = (value: string) => { env?: Record<string, string>; args?: string[] };
 
@@ -119,11 +127,11 @@ const SETTINGS: Record<string, Placement> = {
   MODEL_FEED_DISK_CACHE: (v) => ({ env: { MODEL_FEED_DISK_CACHE: v } }),
   MODEL_FEED_STALE_MAX_AGE_S: (v) => ({ env: { MODEL_FEED_STALE_MAX_AGE_S: v } }),
   MODEL_FEED_WATCH_INTERVAL_S: (v) => ({ env: { MODEL_FEED_WATCH_INTERVAL_S: v } }),
-  HTTPS_PROXY: (v) => ({ env: { HTTPS_PROXY: v } }),
-  https_proxy: (v) => ({ env: { https_proxy: v } }),
-  HTTP_PROXY: (v) => ({ env: { HTTP_PROXY: v } }),
-  http_proxy: (v) => ({ env: { http_proxy: v } }),
-  NO_PROXY: (v) => ({ env: { NO_PROXY: v } }),
+  HTTPS_PROXY: (v) => viaProxy({ HTTPS_PROXY: v }),
+  https_proxy: (v) => viaProxy({ https_proxy: v }),
+  HTTP_PROXY: (v) => viaProxy({ HTTP_PROXY: v }),
+  http_proxy: (v) => viaProxy({ http_proxy: v }),
+  NO_PROXY: (v) => viaProxy({ HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: v }),
   NODE_EXTRA_CA_CERTS: (v) => ({ env: { NODE_EXTRA_CA_CERTS: v } }),
   '--base-url': (v) => ({ args: ['--base-url', v] }),
   '--timeout': (v) => ({ args: ['--timeout', v] }),
@@ -132,7 +140,7 @@ const SETTINGS: Record<string, Placement> = {
   '--log-format': (v) => ({ args: ['--log-format', v] }),
   '--stale-max-age': (v) => ({ args: ['--stale-max-age', v] }),
   '--watch-interval': (v) => ({ args: ['--watch-interval', v] }),
-  '--proxy': (v) => ({ args: ['--proxy', v] }),
+  '--proxy': (v) => ({ ...viaProxy({}), args: ['--proxy', v, '--timeout', '3000'] }),
 };
 
 /** A command's own flags and words: each given to its one command. */
