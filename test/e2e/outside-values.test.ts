@@ -148,6 +148,7 @@ const OWN_VALUES: Record<string, (value: string) => string[]> = {
   'watch --since': (v) => ['watch', '--once', '--since', v],
   'watch --interval': (v) => ['watch', '--once', '--interval', v],
   'watch --max-attempts': (v) => ['watch', '--once', '--max-attempts', v],
+  'watch --model': (v) => ['watch', '--once', '--model', v],
   'watch --atom-url': (v) => ['watch', '--once', '--atom', 'feed.xml', '--atom-url', v],
   'watch --type': (v) => ['watch', '--once', '--type', v],
   'watch --format': (v) => ['watch', '--once', '--format', v],

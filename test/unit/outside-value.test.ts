@@ -141,8 +141,15 @@ function scanInWorker(value: string, boundMs: number): Promise<'done' | 'still r
 }
 
 describe('the scan is linear in the length of the value', () => {
-  it('1 MB of key characters with no digit, and of a NO_PROXY list, within a bounded wait', async () => {
-    for (const value of ['A'.repeat(1 << 20), `${'a.example.com,'.repeat(75_000)}x`]) {
+  it('1 MB of key characters with no digit, of a NO_PROXY list, of near keys, slashes and escapes, within a bounded wait', async () => {
+    const values = [
+      'A'.repeat(1 << 20),
+      `${'a.example.com,'.repeat(75_000)}x`,
+      'sk-abcde '.repeat(120_000),
+      `http://${'//a'.repeat(350_000)}`,
+      '\x1b]'.repeat(350_000),
+    ];
+    for (const value of values) {
       expect(await scanInWorker(value, 20_000)).toBe('done');
     }
   }, 60_000);
