@@ -14,6 +14,7 @@ import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
 import { cacheFolder } from './store/paths.js';
+import { withoutTrailingSlashes } from './text/key-shapes.js';
 import {
   echoHost,
   echoUrl,
@@ -418,7 +419,7 @@ function checkBaseUrl(
       ),
     };
   }
-  const path = url.pathname.replace(/\/+$/, '');
+  const path = withoutTrailingSlashes(url.pathname);
   // The hosted tool endpoint's URL, or a REST path, pasted where the base URL belongs: every
   // request would then 404. Say so now, with the base URL it most likely means.
   const endpoint = /\/api\/(mcp|v1)(\/.*)?$/.exec(path);

@@ -15,6 +15,7 @@ import {
   keyLikeWholePath,
   PREFIXED_SECRET,
   prefixedSecrets,
+  withoutOuterSlashes,
 } from './key-shapes.js';
 import { oneLine } from './terminal.js';
 
@@ -186,7 +187,7 @@ function shownOrigin(url: URL, secrets: readonly (string | undefined)[]): string
  * in it reads as a path of short segments, but not as a short path).
  */
 function shortPath(url: URL): boolean {
-  return !isKeyLike(url.pathname.replace(/^\/+|\/+$/g, ''));
+  return !isKeyLike(withoutOuterSlashes(url.pathname));
 }
 
 /**

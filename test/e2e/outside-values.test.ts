@@ -291,7 +291,7 @@ describe('a 100 KB value gives a message of a line', () => {
 });
 
 describe('long settings do not hold up the start', () => {
-  it('six proxy variables of 120 KB each: call answers within a bounded wait', async () => {
+  it('six proxy variables and a base URL of 120 KB each: call answers within a bounded wait', async () => {
     // 120 KB is about the most one variable may hold (Linux's MAX_ARG_STRLEN). A scan quadratic in
     // a value's length took 4.7 s for one of 100 KB, so these would take about 40 s.
     const long = 'A'.repeat(120_000);
@@ -302,6 +302,8 @@ describe('long settings do not hold up the start', () => {
       https_proxy: long,
       HTTP_PROXY: long,
       http_proxy: long,
+      // Trailing slashes trimmed by a pattern were quadratic too: 10 s for 100,000.
+      MODEL_FEED_BASE_URL: `https://feed.example.test/${'/'.repeat(120_000)}`,
     });
     const output = await run(['call', 'search_models', '--limit', '1', '--sandbox'], env, {
       timeoutMs: 20_000,
