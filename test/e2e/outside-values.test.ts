@@ -178,12 +178,19 @@ async function ownOutput(args: string[], env: Record<string, string>): Promise<s
 }
 
 describe('a key in the wrong place is never shown, whole or in part', () => {
-  // Every command for every setting, the shape turning with the command, so each setting meets all four.
+  // Every command for every setting, the shape turning with the command, so each setting meets all
+  // four; and the stdio server, whose results reach the client and the model, with all four.
   for (const [i, [setting, place]] of Object.entries(SETTINGS).entries()) {
     it(`${setting}: every command`, async () => {
+      const runs: [CommandName, keyof typeof SHAPES][] = [
+        ...COMMANDS.filter((c) => c !== 'stdio server').map(
+          (command, j) =>
+            [command, SHAPE_NAMES[(i + j) % SHAPE_NAMES.length]] as [CommandName, keyof typeof SHAPES],
+        ),
+        ...SHAPE_NAMES.map((shape) => ['stdio server', shape] as [CommandName, keyof typeof SHAPES]),
+      ];
       await Promise.all(
-        COMMANDS.map(async (command, j) => {
-          const shape = SHAPE_NAMES[(i + j) % SHAPE_NAMES.length] as keyof typeof SHAPES;
+        runs.map(async ([command, shape]) => {
           const { env = {}, args = [] } = place(SHAPES[shape]);
           const output = await outputOf(command, envWith(env), args);
           // Node's own start-up warning names NODE_EXTRA_CA_CERTS's file before our code runs.
