@@ -4,7 +4,7 @@
  * what to say for a tool name that does not exist.
  */
 
-import { oneLine } from './text/terminal.js';
+import { echoValue } from './text/redact.js';
 
 /** `maxInputPrice` → `max-input-price`: a tool argument as a conventional flag. */
 export function kebabFlag(argument: string): string {
@@ -72,7 +72,7 @@ export function unknownToolMessage(typed: string, tools: readonly string[]): str
   const closest = closestTool(typed, tools);
   const guess = closest ? ` Did you mean ${closest}?` : '';
   // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.
-  return `unknown tool '${oneLine(typed)}'.${guess} The tools are ${tools.join(', ')}; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
+  return `unknown tool '${echoValue(typed, [])}'.${guess} The tools are ${tools.join(', ')}; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
 }
 
 /** The words of a flag or argument name: `--maxInputPrice` and `max-input-price` → max, input, price. */

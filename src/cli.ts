@@ -15,6 +15,8 @@ import type { CliIo } from './io.js';
 import { reportFailure } from './report-failure.js';
 import { serveStdio } from './serve-stdio.js';
 import { listTools } from './server.js';
+import { echoValue } from './text/redact.js';
+import { terminalSafe } from './text/terminal.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
 import { CliCommand, commandPath, refuseCommand, refuseFlag, SETTINGS_HEADING } from './unknown-flag.js';
@@ -149,7 +151,7 @@ async function serve(
 ): Promise<void> {
   if (flags.host !== undefined && flags.http === undefined) {
     throw new ConfigError(
-      `--host applies only with --http: the stdio server opens no port. Use --http <port> --host ${flags.host}.`,
+      `--host applies only with --http: the stdio server opens no port. Use --http <port> --host ${echoValue(flags.host, configuredKey(io.env))}.`,
       'host',
       '--host',
     );
@@ -202,7 +204,7 @@ function addCallCommand(
       if (positional && bare !== undefined) {
         if (positional in all) {
           throw new ConfigError(
-            `${positional} was given twice, as "${bare}" and as --${kebabFlag(positional)}: give it once.`,
+            `${positional} was given twice, as "${echoValue(bare, configuredKey(io.env))}" and as --${kebabFlag(positional)}: give it once.`,
             positional,
             `--${kebabFlag(positional)}`,
           );
@@ -428,6 +430,33 @@ function addHelpCommand(program: Command, exit: (code: number) => void): void {
     });
 }
 
+/** The key as configured: what a message quoting the user's own input must hide first. */
+function configuredKey(env: CliIo['env']): string[] {
+  const key = env[ENV.apiKey]?.trim();
+  return key ? [key] : [];
+}
+
+/**
+ * Every flag with a fixed set of values (`.choices()`) checked by a parser of ours: commander's own
+ * check quotes the value as typed (a key put in the wrong flag, an escape sequence that clears the
+ * screen, 100 KB) in its error. Ours says the same through echoValue. Its help keeps the choices.
+ */
+function checkChoicesSafely(command: Command, secrets: readonly string[]): void {
+  for (const option of command.options) {
+    const choices = option.argChoices;
+    if (!choices) continue;
+    option.argParser((value: string) => {
+      if (choices.includes(value)) return value;
+      command.error(
+        `error: option '${option.flags}' argument '${echoValue(value, secrets)}' is invalid. Allowed choices are ${choices.join(', ')}.`,
+        // Not commander's own code: with that, commander would print its raw message after ours.
+        { exitCode: EXIT.usage, code: 'model-feed-mcp.invalidChoice' },
+      );
+    });
+  }
+  for (const sub of command.commands) checkChoicesSafely(sub, secrets);
+}
+
 /** Every command with the settings it takes (SETTINGS_OF); the tools of `call` take call's. */
 function addSettingsToEveryCommand(program: Command): void {
   for (const command of [program, ...program.commands]) {
@@ -452,7 +481,12 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .addHelpText('after', HELP_AFTER)
     .showHelpAfterError('(run model-feed-mcp --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // Commander's own errors too: whatever of the user's text one quotes acts on no terminal.
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      outputError: (text, write) => write(terminalSafe(text)),
+    })
     .hook('preAction', (root, action) => {
       refuseKeyFlag(root, action);
       passFlagsDown(action);
@@ -540,6 +574,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
   // server takes none. Set once the commands exist, which would otherwise inherit it.
   program.allowExcessArguments();
   addSettingsToEveryCommand(program);
+  checkChoicesSafely(program, configuredKey(io.env));
   return program;
 }
 

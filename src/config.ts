@@ -14,7 +14,16 @@ import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
 import { cacheFolder } from './store/paths.js';
-import { echoValue, prefixedSecrets, secretShapedTokens, secretValues } from './text/redact.js';
+import { withoutTrailingSlashes } from './text/key-shapes.js';
+import {
+  echoHost,
+  echoUrl,
+  echoUrlPath,
+  echoValue,
+  prefixedSecrets,
+  secretShapedTokens,
+  secretValues,
+} from './text/redact.js';
 
 // The settings' own vocabulary, for those who validate or document them.
 export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
@@ -380,7 +389,9 @@ function checkBaseUrl(
       ),
     };
   }
-  const shown = (text: string): string => echoValue(text, secrets);
+  // The path is part of what is wrong in these messages: shown, with any part that may be a key hidden.
+  const shownUrl = (text: string): string =>
+    echoUrl(text, secrets, { path: true }) ?? echoValue(text, secrets);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return {
       error: new ConfigError(
@@ -393,7 +404,7 @@ function checkBaseUrl(
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     return {
       error: new ConfigError(
-        `${source.origin} uses plain http:// for ${shown(url.hostname)}, which would send the API key in clear text. Use ${shown(`https://${url.host}${url.pathname === '/' ? '' : url.pathname}`)} (plain http is allowed only for localhost, 127.0.0.0/8 and ::1).`,
+        `${source.origin} uses plain http:// for ${echoHost(url.hostname, secrets)}, which would send the API key in clear text. Use ${shownUrl(`https://${url.host}${url.pathname}`)} (plain http is allowed only for localhost, 127.0.0.0/8 and ::1).`,
         ENV.baseUrl,
         '--base-url',
       ),
@@ -408,7 +419,7 @@ function checkBaseUrl(
       ),
     };
   }
-  const path = url.pathname.replace(/\/+$/, '');
+  const path = withoutTrailingSlashes(url.pathname);
   // The hosted tool endpoint's URL, or a REST path, pasted where the base URL belongs: every
   // request would then 404. Say so now, with the base URL it most likely means.
   const endpoint = /\/api\/(mcp|v1)(\/.*)?$/.exec(path);
@@ -416,7 +427,7 @@ function checkBaseUrl(
     const base = `${url.origin}${path.slice(0, endpoint.index)}`;
     return {
       error: new ConfigError(
-        `${source.origin} points at ${shown(endpoint[0])}, an endpoint of the service, not its base URL. Use ${shown(base)} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
+        `${source.origin} points at ${echoUrlPath(endpoint[0], secrets)}, an endpoint of the service, not its base URL. Use ${shownUrl(base)} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
         ENV.baseUrl,
         '--base-url',
       ),

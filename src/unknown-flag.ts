@@ -16,7 +16,7 @@ import {
 } from './call-flags.js';
 import { EXIT } from './exit-codes.js';
 import { listTools } from './server.js';
-import { oneLine } from './text/terminal.js';
+import { echoValue } from './text/redact.js';
 import type { JsonSchema } from './tools/json-schema.js';
 
 /** The help heading of the settings a command takes, below its own options. */
@@ -129,7 +129,7 @@ function whatItTakes(command: Command): string {
  * takes. Only the name of `--name=value` is echoed: the value may be a key typed into the wrong flag.
  */
 export function unknownFlagMessage(command: Command, typed: string): string {
-  const flag = oneLine(typed.split('=')[0] ?? typed);
+  const flag = echoValue(typed.split('=')[0] ?? typed, []);
   const path = commandPath(command);
   const tools = toolFlags();
   const why = REASONS[`${path} ${flag}`] ?? takenElsewhere(command, flag, tools);
@@ -187,16 +187,17 @@ export function refuseCommand(command: Command, typed: string): never {
   }
   const path = commandPath(command);
   if (!names.length) {
-    command.error(`error: ${path} has no commands of its own: '${oneLine(typed)}' is not one.`, {
+    command.error(`error: ${path} has no commands of its own: '${echoValue(typed, [])}' is not one.`, {
       exitCode: EXIT.usage,
       code: 'commander.unknownCommand',
     });
   }
   const closest = closestTool(typed, names);
   const guess = closest ? ` Did you mean ${closest}?` : '';
-  // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.
+  // The user's own text, echoed: no escape sequence or line break in it may act on the terminal,
+  // and a key pasted as a word (a client's "args") is not shown.
   command.error(
-    `error: unknown command '${oneLine(typed)}' for ${path}.${guess} The commands are ${listed(names)}.`,
+    `error: unknown command '${echoValue(typed, [])}' for ${path}.${guess} The commands are ${listed(names)}.`,
     { exitCode: EXIT.usage, code: 'commander.unknownCommand' },
   );
 }

@@ -4,7 +4,7 @@
  */
 
 import { ConfigError } from '../errors.js';
-import { oneLine } from '../text/terminal.js';
+import { echoValue } from '../text/redact.js';
 import { FINDING_KINDS, type FindingKind } from './findings.js';
 import { type CheckFormat, FORMATS } from './format.js';
 
@@ -33,7 +33,7 @@ export const DEFAULT_SINCE_DAYS = 30;
 export const DEFAULT_MAX_FILE_SIZE_MIB = 4;
 const DAY_S = 86_400;
 
-const quoted = (value: string) => JSON.stringify(oneLine(value).slice(0, 80));
+const quoted = (value: string) => JSON.stringify(echoValue(value, []));
 
 function parseFailOn(value: string | undefined): FindingKind[] {
   if (value === undefined) return [...DEFAULT_FAIL_ON];

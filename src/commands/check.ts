@@ -20,7 +20,7 @@ import { ConfigError, isServiceUnavailable } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { SAMPLE_DATA_NOTE } from '../server.js';
-import { redactSecrets } from '../text/redact.js';
+import { echoPath, redactSecrets } from '../text/redact.js';
 import { terminalSafe } from '../text/terminal.js';
 import { runOneShot } from './one-shot.js';
 
@@ -89,7 +89,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         await writeBaseline(options.writeBaseline, entries);
         io.stderr(
           print(
-            `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${options.writeBaseline}.\n`,
+            `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${echoPath(options.writeBaseline, config.secrets)}.\n`,
           ),
         );
         return EXIT.ok;

@@ -19,6 +19,7 @@ import { admitListens, changesEventBus } from '../resources/listen.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
 import { lastResort } from '../stdio.js';
+import { echoValue } from '../text/redact.js';
 import { VERSION } from '../version.js';
 
 /** Everything open is given this long on SIGINT/SIGTERM; the process is gone within a second. */
@@ -56,7 +57,7 @@ function listenError(error: unknown, { host, port }: ListenAddress): unknown {
   const code = (error as { code?: unknown }).code;
   if (code === 'EADDRINUSE') {
     return new ConfigError(
-      `--http: port ${port} on ${host} is in use; choose another, or 0 for a free one.`,
+      `--http: port ${port} on ${echoValue(host, [])} is in use; choose another, or 0 for a free one.`,
       'http',
       '--http',
     );
@@ -74,7 +75,7 @@ function listenError(error: unknown, { host, port }: ListenAddress): unknown {
       ? ' (an IPv6 address takes no port after it: the port goes in --http, as in --http 8080 --host ::1)'
       : '';
     return new ConfigError(
-      `--http: ${host} is not an address of this machine${portInside}; leave the host out of --http and --host to bind 127.0.0.1.`,
+      `--http: ${echoValue(host, [])} is not an address of this machine${portInside}; leave the host out of --http and --host to bind 127.0.0.1.`,
       'http',
       '--http',
     );
@@ -135,7 +136,7 @@ export async function runHttp(
 
   if (isWildcardHost(address.host) || !isLoopbackHost(address.host)) {
     io.stderr(
-      `model-feed-mcp: warning: --http binds ${address.host}, not loopback: anyone who can reach port ${endpoint.address.port} and holds the key can spend this key's daily quota.\n`,
+      `model-feed-mcp: warning: --http binds ${echoValue(address.host, [])}, not loopback: anyone who can reach port ${endpoint.address.port} and holds the key can spend this key's daily quota.\n`,
     );
   }
   io.stderr(`model-feed-mcp: MCP over HTTP at ${endpoint.url} (POST, Authorization: Bearer <key>)\n`);

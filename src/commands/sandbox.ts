@@ -2,12 +2,14 @@
 
 import { ConfigError } from '../errors.js';
 import { defaultIntervalS } from '../feed/schedule.js';
+import { parseBindHost } from '../http/address.js';
 import type { CliIo } from '../io.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import type { Tier } from '../sandbox/keys.js';
 import { serveMcpEndpoint } from '../sandbox/mcp-endpoint.js';
 import { DAILY_LIMITS } from '../sandbox/quota.js';
 import { startSandbox } from '../sandbox/server.js';
+import { echoValue } from '../text/redact.js';
 
 export interface SandboxFlags {
   port?: string | undefined;
@@ -26,7 +28,7 @@ function parsePort(raw: string | undefined): number {
   const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(port >= 0 && port <= 65535)) {
     throw new ConfigError(
-      `--port must be a whole number from 0 to 65535 (0 picks a free port); got "${raw}".`,
+      `--port must be a whole number from 0 to 65535 (0 picks a free port); got "${echoValue(raw, [])}".`,
       'port',
       '--port',
     );
@@ -42,7 +44,7 @@ function parseLive(raw: string | undefined): number | undefined {
   // Below a millisecond would round to a timer of 0 ms.
   if (!(seconds >= 0.001 && seconds <= MAX_LIVE_S)) {
     throw new ConfigError(
-      `--live must be a number of seconds from 0.001 to ${MAX_LIVE_S}, e.g. --live 5; got "${raw}".`,
+      `--live must be a number of seconds from 0.001 to ${MAX_LIVE_S}, e.g. --live 5; got "${echoValue(raw, [])}".`,
       'live',
       '--live',
     );
@@ -59,7 +61,7 @@ function parseTier(raw: string | undefined, live: boolean): Tier {
   if (raw === undefined) return live ? 'pro' : 'free';
   const tier = raw.trim().toLowerCase();
   if (tier !== 'free' && tier !== 'pro') {
-    throw new ConfigError(`--tier must be free or pro; got "${raw}".`, 'tier', '--tier');
+    throw new ConfigError(`--tier must be free or pro; got "${echoValue(raw, [])}".`, 'tier', '--tier');
   }
   return tier;
 }
@@ -76,7 +78,7 @@ function listenError(error: unknown, port: number, host: string): unknown {
   const code = (error as { code?: unknown }).code;
   if (code === 'EADDRINUSE') {
     return new ConfigError(
-      `port ${port} on ${host} is in use; choose another with --port, or --port 0 for a free one.`,
+      `port ${port} on ${echoValue(host, [])} is in use; choose another with --port, or --port 0 for a free one.`,
       'port',
       '--port',
     );
@@ -90,7 +92,7 @@ function listenError(error: unknown, port: number, host: string): unknown {
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new ConfigError(
-      `--host ${host} is not an address of this machine; the default is 127.0.0.1.`,
+      `--host ${echoValue(host, [])} is not an address of this machine; the default is 127.0.0.1.`,
       'host',
       '--host',
     );
@@ -108,7 +110,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
   const port = parsePort(flags.port);
   const liveMs = parseLive(flags.live);
   const tier = parseTier(flags.tier, liveMs !== undefined);
-  const host = flags.host?.trim() || '127.0.0.1';
+  const host = flags.host === undefined ? '127.0.0.1' : parseBindHost(flags.host, '--port');
   const chosenKey = io.env.MODEL_FEED_API_KEY?.trim() || undefined;
   if (chosenKey !== undefined && !/^[\x21-\x7e]+$/.test(chosenKey)) {
     throw new ConfigError(
@@ -134,7 +136,7 @@ export async function runSandbox(flags: SandboxFlags, io: CliIo): Promise<number
   const wildcard = /^(0\.0\.0\.0|::ffff:0\.0\.0\.0|[0:]+)$/i.test(host);
   if (wildcard || !isLoopbackHost(new URL(sandbox.url).hostname)) {
     io.stderr(
-      `sandbox warn: bound to ${host}, reachable from other machines; anyone with the key can call it.\n`,
+      `sandbox warn: bound to ${echoValue(host, [])}, reachable from other machines; anyone with the key can call it.\n`,
     );
   }
   // Ready to paste: the key is printed only when generated here (a chosen one stays unprinted).

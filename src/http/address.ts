@@ -3,6 +3,7 @@
 import { type AddressInfo, isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { addressBits, bareHost } from '../net/loopback.js';
+import { echoValue } from '../text/redact.js';
 
 export interface ListenAddress {
   /** Interface to bind, IPv6 without brackets. @default '127.0.0.1' */
@@ -18,12 +19,24 @@ export const MCP_PATH = '/api/mcp';
 
 const ADDRESS = /^(?:(\[[^\]]*\]|[^:[\]]*):)?(\d{1,5})$/;
 
-/** `--host`: an address or name alone; its port goes in `--http`, so a colon is only IPv6's. */
-function parseHostFlag(raw: string): string {
+/**
+ * What a host to bind is made of: letters, digits, dots and hyphens for a name, colons for IPv6 and
+ * `%` for its zone. Anything else (a bidi mark, an escape, a byte that is no UTF-8), or a name
+ * longer than DNS allows, would only reach the resolver, which answers with an EINVAL that reads
+ * like our bug.
+ */
+const HOST_CHARACTERS = /^[A-Za-z0-9._:%-]+$/;
+
+/**
+ * `--host` of `--http` and of `sandbox`: an address or name alone; its port goes in its own flag,
+ * so a colon is only IPv6's. `example` is how the message shows the fix.
+ */
+export function parseBindHost(raw: string, portFlag: string): string {
   const host = bareHost(raw.trim());
-  if (host === '' || /[\s/[\]@]/.test(host) || (host.includes(':') && isIP(host) !== 6)) {
+  const tooLong = host.length > 253 || host.split('.').some((label) => label.length > 63);
+  if (!HOST_CHARACTERS.test(host) || tooLong || (host.includes(':') && isIP(host) !== 6)) {
     throw new ConfigError(
-      `--host must be an address or host name to bind, without a port (that goes in --http), e.g. --host 0.0.0.0 or --host ::1; got "${raw}".`,
+      `--host must be an address or host name to bind, without a port (that goes in ${portFlag}), e.g. --host 0.0.0.0 or --host ::1; got "${echoValue(raw, [])}".`,
       'host',
       '--host',
     );
@@ -48,16 +61,16 @@ export function parseHttpAddress(raw: string, hostFlag?: string): ListenAddress 
   const port = Number(match?.[2]);
   if (!match || !(port >= 0 && port <= 65535)) {
     throw new ConfigError(
-      `--http must be [host:]port with a port from 0 to 65535 (0 picks a free one), e.g. --http 8080 or --http 127.0.0.1:8080; got "${raw}".`,
+      `--http must be [host:]port with a port from 0 to 65535 (0 picks a free one), e.g. --http 8080 or --http 127.0.0.1:8080; got "${echoValue(raw, [])}".`,
       'http',
       '--http',
     );
   }
   const inHttp = bareHost(match[1] ?? '');
-  const inHost = hostFlag === undefined ? '' : parseHostFlag(hostFlag);
+  const inHost = hostFlag === undefined ? '' : parseBindHost(hostFlag, '--http');
   if (inHttp && inHost && !sameHost(inHttp, inHost)) {
     throw new ConfigError(
-      `--http ${text} and --host ${hostFlag?.trim()} name different hosts; name the host once, in either.`,
+      `--http ${echoValue(text, [])} and --host ${echoValue(hostFlag ?? '', [])} name different hosts; name the host once, in either.`,
       'host',
       '--host',
     );
