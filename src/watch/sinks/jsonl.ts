@@ -22,10 +22,12 @@ async function endsWithNewline(handle: FileHandle): Promise<boolean> {
   return last[0] === 0x0a;
 }
 
-export async function createJsonlSink(path: string): Promise<Sink> {
+/**
+ * The file at `path`, opened to append. Opened without blocking and judged on the descriptor:
+ * appending to a FIFO would block once its buffer filled, and a device or a folder is no log.
+ */
+async function openLog(path: string): Promise<FileHandle> {
   await ensureFolder(dirname(path));
-  // Opened without blocking and judged on the descriptor: appending to a FIFO would block once its
-  // buffer filled, and a device or a folder is no log.
   const { constants } = process.getBuiltinModule('node:fs');
   const handle = await nodeFs().open(
     path,
@@ -41,8 +43,26 @@ export async function createJsonlSink(path: string): Promise<Sink> {
       '--jsonl',
     );
   }
+  return handle;
+}
+
+/**
+ * Whether `path` still names the file `handle` has open. Log rotation moves the file away (and may
+ * delete it) or puts another in its place: appending to the old one would lose every later line.
+ */
+async function stillAt(handle: FileHandle, path: string): Promise<boolean> {
+  const open = await handle.stat();
+  const now = await nodeFs()
+    .stat(path)
+    .catch(() => undefined);
+  return now !== undefined && now.dev === open.dev && now.ino === open.ino;
+}
+
+export async function createJsonlSink(path: string): Promise<Sink> {
+  let handle = await openLog(path);
+  /** The file ends with a line cut short by a crash: closed with a newline before the next one. */
+  let torn = !(await endsWithNewline(handle));
   let pending: string[] = [];
-  if (!(await endsWithNewline(handle))) pending.push('\n');
   const fail = (error: unknown) =>
     new DeliveryError(`cannot append to ${path}: ${(error as Error).message}`, false);
 
@@ -54,7 +74,13 @@ export async function createJsonlSink(path: string): Promise<Sink> {
     },
     async flush() {
       if (pending.length === 0) return;
-      const text = pending.join('');
+      if (!(await stillAt(handle, path))) {
+        const moved = handle;
+        handle = await openLog(path);
+        torn = !(await endsWithNewline(handle));
+        await moved.close();
+      }
+      const text = `${torn ? '\n' : ''}${pending.join('')}`;
       const { size } = await handle.stat();
       try {
         await handle.appendFile(text);
@@ -66,6 +92,7 @@ export async function createJsonlSink(path: string): Promise<Sink> {
         throw fail(error);
       }
       pending = [];
+      torn = false;
     },
     async close() {
       await handle.close();
