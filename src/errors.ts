@@ -223,6 +223,43 @@ export class StateFileError extends ModelFeedError {
 }
 
 /**
+ * A file the runner reads or writes (the watch state, its lock, a sink's file, our folders) could
+ * not be used, for a reason the disk or the path gives: full, read-only, a folder in a file's place.
+ */
+export class FileSystemError extends ModelFeedError {
+  override name = 'FileSystemError';
+  constructor(
+    /** What was being done, as the end of "cannot …": "write the watch state file". */
+    readonly action: string,
+    /** The user's file (not a temp file of ours beside it). */
+    readonly path: string,
+    /** Node's code: ENOSPC, EROFS, EACCES… */
+    readonly code: string,
+    /** Where the path came from, for the fix: "--state", "--jsonl", "XDG_STATE_HOME or --state". */
+    readonly setting: string,
+  ) {
+    // The text a person reads is describeError's, which shows the path bounded and gives the fix.
+    super(`cannot ${action} (${code})`);
+  }
+
+  /** Space can come back and a busy file be freed; a read-only disk or a bad path stays as it is. */
+  get retryable(): boolean {
+    return TRANSIENT_FILE_CODES.has(this.code);
+  }
+}
+
+const TRANSIENT_FILE_CODES = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EIO',
+  'EMFILE',
+  'ENFILE',
+  'EBUSY',
+  'EAGAIN',
+  'EINTR',
+]);
+
+/**
  * The service could not be asked, or could not answer: the failures after which a catalog read may
  * be answered from an older copy (never the change feed).
  */

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, type Runtime } from '../runtime.js';
+import { fileFault } from '../store/file-fault.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
 import { stateFolder } from '../store/paths.js';
 import { redact, secretValues, withEscapedForms } from '../text/redact.js';
@@ -105,14 +106,16 @@ function stdoutFormat(format: StdoutFormat | undefined): StdoutFormat {
   return format ?? (process.stdout.isTTY ? 'text' : 'json');
 }
 
-function lockMessage(error: LockedError, statePath: string): string {
+/** `statePath` is the default one when --state was not given: named, so the user sees where it is. */
+function lockMessage(error: LockedError, defaultPath: string | undefined): string {
   const holder = error.holder;
   const who = holder
     ? `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}${holder.startedAt ? `, started ${holder.startedAt}` : ''}`
     : 'another process';
+  const theDefault = defaultPath === undefined ? '' : ` (the default for this feed is ${defaultPath})`;
   return (
     `another watcher is following this feed: ${who} holds ${error.path}. ` +
-    `Stop it first, or give this one its own --state file (the default for this feed is ${statePath}). ` +
+    `Stop it first, or give this one its own --state file${theDefault}. ` +
     `If that watcher is no longer running (on another machine or container, say), delete ${error.path}.`
   );
 }
@@ -152,14 +155,21 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         service,
         options.filters,
       ));
+  // Named in the fix of a message about the state file's disk or path.
+  const stateSetting = options.statePath !== undefined ? '--state' : 'XDG_STATE_HOME or --state';
   let lock: Lock | undefined;
   try {
     if (statePath !== undefined) lock = await acquireLock(`${statePath}.lock`);
   } catch (error) {
     status.stop();
-    io.stderr(
-      `model-feed-mcp: ${print(error instanceof LockedError && statePath !== undefined ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
-    );
+    const text =
+      error instanceof LockedError && statePath !== undefined
+        ? lockMessage(error, options.statePath === undefined ? statePath : undefined)
+        : describeError(
+            fileFault(error, 'lock the watch state file', `${statePath}.lock`, stateSetting),
+            'shell',
+          );
+    io.stderr(`model-feed-mcp: ${print(text)}\n`);
     return EXIT.failed;
   }
 
@@ -216,6 +226,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         log,
         status,
         statePath,
+        stateSetting,
         service,
         now: Date.now,
         sleep,

@@ -7,10 +7,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlainChangeId } from '../api/page-glimpse.js';
-import { StateFileError } from '../errors.js';
+import { FileSystemError, StateFileError } from '../errors.js';
 import type { FeedFilters, SkippedChange } from '../feed/follower.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
+import { fileFault, shownPath } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { oneLine } from '../text/terminal.js';
 
@@ -66,6 +67,8 @@ function readSkipped(value: unknown): SkippedRecord[] | undefined {
 }
 
 const STATE_VERSION = 1;
+/** Where a state path comes from, for the fix in a message, unless the caller knows better. */
+const STATE_SETTING = '--state';
 // A state file is a few hundred bytes; anything much larger is not ours.
 const MAX_STATE_BYTES = 64 * 1024;
 
@@ -84,12 +87,14 @@ export function feedHash(baseUrl: string, filters: FeedFilters): string {
  * The state file opened for reading, or undefined when there is none; what cannot be read as state
  * (not a regular file of this user's, nor a link to one) is a StateFileError saying what to do.
  */
-async function openState(path: string): Promise<FileHandle | undefined> {
+async function openState(path: string, setting: string): Promise<FileHandle | undefined> {
   let opened: Awaited<ReturnType<typeof openRegular>>;
   try {
     opened = await openRegular(path, { followLink: true });
   } catch (error) {
-    throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
+    const fault = fileFault(error, 'read the watch state file', path, setting);
+    if (fault instanceof FileSystemError) throw fault;
+    throw new StateFileError(`cannot read ${shownPath(path)}: ${(error as Error).message}`);
   }
   if (opened.kind === 'missing') return undefined;
   if (opened.kind === 'refused') {
@@ -104,8 +109,8 @@ async function openState(path: string): Promise<FileHandle | undefined> {
  * could hold a cursor that skips every change. A symbolic link is followed, to a file that passes
  * the same checks: `--state` is the user's own choice, and the default folder is user-only.
  */
-async function readBounded(path: string): Promise<string | undefined> {
-  const file = await openState(path);
+async function readBounded(path: string, setting: string): Promise<string | undefined> {
+  const file = await openState(path, setting);
   if (file === undefined) return undefined;
   try {
     const bytes = await readHead(file, MAX_STATE_BYTES);
@@ -125,8 +130,8 @@ function optionalString(value: unknown): string | undefined {
  * The saved state, or undefined when there is none yet. A file that is not a state file is an
  * error, never silently replaced: guessing a cursor could skip changes or repeat them all.
  */
-export async function readState(path: string): Promise<WatchState | undefined> {
-  const text = await readBounded(path);
+export async function readState(path: string, setting = STATE_SETTING): Promise<WatchState | undefined> {
+  const text = await readBounded(path, setting);
   if (text === undefined) return undefined;
   let value: Record<string, unknown>;
   try {
@@ -157,8 +162,12 @@ export async function readState(path: string): Promise<WatchState | undefined> {
  * The caller holds the lock, so no other watcher names a backup meanwhile. The next save fsyncs the
  * folder, which makes the move durable; a crash before it leaves the state file where it was.
  */
-export async function backUpState(path: string, now: Date): Promise<string | undefined> {
-  const file = await openState(path);
+export async function backUpState(
+  path: string,
+  now: Date,
+  setting = STATE_SETTING,
+): Promise<string | undefined> {
+  const file = await openState(path, setting);
   if (file === undefined) return undefined;
   await file.close();
   // 20261123T144802Z: sorts by time, and holds no character a file system refuses.
@@ -187,13 +196,16 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Writes the state; a failure is a StateFileError, which stops the watcher (its cursor would drift). */
-export async function saveState(path: string, state: WatchState): Promise<void> {
+export async function saveState(path: string, state: WatchState, setting = STATE_SETTING): Promise<void> {
   const { cursor, service, filters, delivered, updatedAt, skipped } = state;
   const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt, skipped };
   try {
     await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
   } catch (error) {
-    throw new StateFileError(`cannot write ${path}: ${(error as Error).message}`);
+    // A full or read-only disk says so, with its fix: the state itself is fine.
+    const fault = fileFault(error, 'write the watch state file', path, setting);
+    if (fault instanceof FileSystemError) throw fault;
+    throw new StateFileError(`cannot write ${shownPath(path)}: ${(error as Error).message}`);
   }
 }
 

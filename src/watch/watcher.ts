@@ -12,6 +12,7 @@ import {
   ConfigError,
   DeliveryError,
   FeedContractError,
+  FileSystemError,
   ForbiddenError,
   RateLimitError,
   UnreadableChangeError,
@@ -50,6 +51,8 @@ export interface WatcherDeps {
    * (`--sandbox`: each in-process sandbox is new, so no earlier run's cursor fits it).
    */
   statePath: string | undefined;
+  /** Where the state path came from, for a message's fix. @default "--state" */
+  stateSetting?: string;
   /** The base URL as stored in the state file (no credentials). */
   service: string;
   now(): number;
@@ -83,6 +86,8 @@ function isFatal(error: unknown): boolean {
     error instanceof AuthError ||
     error instanceof ForbiddenError ||
     error instanceof StateFileError ||
+    // A full disk may free up, but the cursor cannot wait on it: the next run starts from it.
+    error instanceof FileSystemError ||
     // A broken `latest` or an unreadable change is the service's bug: polling again would only
     // meet it again.
     error instanceof FeedContractError ||
@@ -122,7 +127,7 @@ export async function runWatcher(
       delivered: state.delivered + delivered,
       updatedAt: new Date(deps.now()).toISOString(),
     };
-    if (deps.statePath !== undefined) await saveState(deps.statePath, state);
+    if (deps.statePath !== undefined) await saveState(deps.statePath, state, deps.stateSetting);
     status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
   };
 
@@ -198,14 +203,14 @@ export async function runWatcher(
     const path = deps.statePath;
     if (options.reset && path !== undefined) {
       // Whatever the file holds (another feed's cursor, or no state at all) is kept as it was.
-      const backup = await backUpState(path, new Date(deps.now()));
+      const backup = await backUpState(path, new Date(deps.now()), deps.stateSetting);
       log.info(
         backup === undefined
           ? `--reset: no state was saved in ${path}; starting from --since`
           : `--reset: the saved state is kept as ${backup}; starting from --since`,
       );
     }
-    const saved = path === undefined ? undefined : await readState(path);
+    const saved = path === undefined ? undefined : await readState(path, deps.stateSetting);
     if (saved) {
       const mismatch = stateMismatch(saved, deps.service, options.filters);
       if (mismatch) {

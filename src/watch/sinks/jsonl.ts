@@ -6,12 +6,12 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError, DeliveryError } from '../../errors.js';
+import { ConfigError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { ensureFolder, FILE_MODE } from '../../store/atomic-file.js';
+import { fileFault, shownPath } from '../../store/file-fault.js';
 import { refusal } from '../../store/open-regular.js';
-import { oneLine } from '../../text/terminal.js';
 import type { Sink } from './sink.js';
 
 async function endsWithNewline(handle: FileHandle): Promise<boolean> {
@@ -27,18 +27,23 @@ async function endsWithNewline(handle: FileHandle): Promise<boolean> {
  * appending to a FIFO would block once its buffer filled, and a device or a folder is no log.
  */
 async function openLog(path: string): Promise<FileHandle> {
-  await ensureFolder(dirname(path));
   const { constants } = process.getBuiltinModule('node:fs');
-  const handle = await nodeFs().open(
-    path,
-    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
-    FILE_MODE,
-  );
+  let handle: FileHandle;
+  try {
+    await ensureFolder(dirname(path));
+    handle = await nodeFs().open(
+      path,
+      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
+      FILE_MODE,
+    );
+  } catch (error) {
+    throw fileFault(error, 'open the JSONL file', path, '--jsonl');
+  }
   const reason = refusal(await handle.stat(), undefined);
   if (reason !== undefined) {
     await handle.close();
     throw new ConfigError(
-      `--jsonl ${oneLine(path)} ${reason}: give the path of a regular file, or of none yet.`,
+      `--jsonl ${shownPath(path)} ${reason}: give the path of a regular file, or of none yet.`,
       '--jsonl',
       '--jsonl',
     );
@@ -63,11 +68,9 @@ export async function createJsonlSink(path: string): Promise<Sink> {
   /** The file ends with a line cut short by a crash: closed with a newline before the next one. */
   let torn = !(await endsWithNewline(handle));
   let pending: string[] = [];
-  const fail = (error: unknown) =>
-    new DeliveryError(`cannot append to ${path}: ${(error as Error).message}`, false);
 
   return {
-    label: `jsonl ${path}`,
+    label: `jsonl ${shownPath(path)}`,
     async deliver({ envelope }) {
       // Buffered and written with the page: one write and one fsync per page, not per change.
       pending.push(`${envelopeJson(envelope)}\n`);
@@ -89,7 +92,7 @@ export async function createJsonlSink(path: string): Promise<Sink> {
         // Part of the page may have been written (a full disk): taken back, so that the retry's
         // first line does not run on from a torn one.
         await handle.truncate(size).catch(() => {});
-        throw fail(error);
+        throw fileFault(error, 'append to', path, '--jsonl');
       }
       pending = [];
       torn = false;

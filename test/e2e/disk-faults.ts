@@ -1,0 +1,55 @@
+/**
+ * Real file-system faults for the end-to-end tests: small tmpfs mounts (full, read-only), and a run
+ * as user `nobody` (root passes every file mode). Both need root, as CI runs; elsewhere the test
+ * fails saying so rather than pass without trying.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+
+export function needRoot(): void {
+  if (process.getuid?.() !== 0) {
+    throw new Error('this test makes tmpfs mounts and runs as nobody: run it as root (CI does)');
+  }
+}
+
+const mounted: string[] = [];
+afterAll(() => {
+  // Before tempFolder's own clean-up: a mount point cannot be removed while mounted.
+  for (const point of mounted.splice(0).reverse()) execFileSync('umount', ['-l', point]);
+});
+
+/** A tmpfs of `size` at `point` (made if missing), unmounted after the test file. */
+export function tmpfs(point: string, { size = '64k', readOnly = false } = {}): string {
+  needRoot();
+  mkdirSync(point, { recursive: true });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}${readOnly ? ',ro' : ''}`, 'tmpfs', point]);
+  mounted.push(point);
+  return point;
+}
+
+/** A tmpfs at `point` filled to its last byte. */
+export function fullTmpfs(point: string): string {
+  tmpfs(point);
+  const filler = join(point, 'filler');
+  // Whole blocks first, then byte by byte until the disk says no.
+  for (const size of [4096, 1]) {
+    for (;;) {
+      try {
+        writeFileSync(filler, Buffer.alloc(size), { flag: 'a' });
+      } catch {
+        break;
+      }
+    }
+  }
+  return point;
+}
+
+/** `args` for spawning `command` as user nobody; the folder `open` is opened to everyone first. */
+export function asNobody(open: string): { command: string; prefix: string[] } {
+  needRoot();
+  chmodSync(open, 0o777);
+  return { command: 'setpriv', prefix: ['--reuid=65534', '--regid=65534', '--clear-groups'] };
+}
