@@ -5,9 +5,9 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterEach } from 'vitest';
 
 export function needRoot(): void {
   if (process.getuid?.() !== 0) {
@@ -16,12 +16,13 @@ export function needRoot(): void {
 }
 
 const mounted: string[] = [];
-afterAll(() => {
-  // Before tempFolder's own clean-up: a mount point cannot be removed while mounted.
+// After each test, so before tempFolder's clean-up after the file: a mount point cannot be removed
+// while mounted.
+afterEach(() => {
   for (const point of mounted.splice(0).reverse()) execFileSync('umount', ['-l', point]);
 });
 
-/** A tmpfs of `size` at `point` (made if missing), unmounted after the test file. */
+/** A tmpfs of `size` at `point` (made if missing), unmounted after the test. */
 export function tmpfs(point: string, { size = '64k', readOnly = false } = {}): string {
   needRoot();
   mkdirSync(point, { recursive: true });
@@ -45,11 +46,4 @@ export function fullTmpfs(point: string): string {
     }
   }
   return point;
-}
-
-/** `args` for spawning `command` as user nobody; the folder `open` is opened to everyone first. */
-export function asNobody(open: string): { command: string; prefix: string[] } {
-  needRoot();
-  chmodSync(open, 0o777);
-  return { command: 'setpriv', prefix: ['--reuid=65534', '--regid=65534', '--clear-groups'] };
 }
