@@ -248,7 +248,7 @@ function fileSystemFix({ code, path, setting }: FileSystemError): string | undef
       return `Give ${setting} a path on a writable disk.`;
     case 'EACCES':
     case 'EPERM':
-      return `This user cannot write there: check the owner and mode of the folder ${folder} and of the file (and its immutable flag: lsattr), or give ${setting} a path in a folder this user can write.`;
+      return `Check the owner and mode of the folder ${folder} and of the file (and its immutable flag: lsattr), or give ${setting} a path in a folder this user can use.`;
     case 'EISDIR':
       return `A folder is at that path: give ${setting} the path of a file.`;
     case 'ENOTDIR':

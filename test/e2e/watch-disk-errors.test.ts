@@ -4,13 +4,12 @@
  * exit 1, never "Internal error … report it"; and a fault no retry can fix is not retried.
  */
 
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { fullTmpfs, needRoot, tmpfs } from './disk-faults.js';
-import { BIN, NODE, type Output } from './harness.js';
+import { fullTmpfs, runAsNobody, tmpfs } from './disk-faults.js';
+import type { Output } from './harness.js';
 import { runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -72,31 +71,8 @@ describe('the state file and its lock', () => {
   });
 
   it('in a folder this user cannot write (as nobody): names the folder and the fix', async () => {
-    needRoot();
     // The root folder: one nobody can read but not write, and no test file is ever left in it.
-    const run = await new Promise<Output>((resolve) => {
-      const child = spawn(
-        'setpriv',
-        [
-          '--reuid=65534',
-          '--regid=65534',
-          '--clear-groups',
-          NODE,
-          BIN,
-          'watch',
-          '--once',
-          '--state',
-          '/mf-s.json',
-        ],
-        // TMPDIR: nowhere, so the code cache is not written for nobody in the shared /tmp.
-        { env: { ...watchEnv(sandbox), TMPDIR: '/nonexistent-mf' } },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on('exit', (code) => resolve({ code, stdout: '', stderr }));
-    });
+    const run = await runAsNobody(['watch', '--once', '--state', '/mf-s.json'], watchEnv(sandbox));
     expectPlain(run, 'permission denied (EACCES)', 'the folder /', '--state');
   });
 });

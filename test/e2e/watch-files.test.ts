@@ -3,10 +3,11 @@
  * file shared by two watchers, a damaged state file. The built CLI against the sandbox.
  */
 
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { needRoot, runAsNobody } from './disk-faults.js';
 import { eventually, spawnRaw } from './harness.js';
 import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
@@ -61,4 +62,62 @@ describe('--jsonl and log rotation', () => {
     expect(watcher.stderr()).not.toContain('Internal error');
     rmSync(`${file}.1`);
   }, 90_000);
+});
+
+describe('--atom shared or unreadable', () => {
+  const count = (path: string) => (readFileSync(path, 'utf8').match(/<entry>/g) ?? []).length;
+
+  it('two watchers writing one feed keep each other’s entries', async () => {
+    const all = (await feedIds(sandbox)).length;
+    for (let round = 0; round < 5; round++) {
+      const dir = tempDir();
+      const feed = join(dir, 'f.atom');
+      const runs = await Promise.all(
+        ['new_model', 'price_change'].map((type) =>
+          runWatch(
+            ['--once', '--since', '0', '--type', type, '--state', join(dir, `${type}.json`), '--atom', feed],
+            watchEnv(sandbox),
+            30_000,
+          ),
+        ),
+      );
+      for (const run of runs) expect(run.code, run.stderr).toBe(0);
+      const mine = await Promise.all(
+        ['new_model', 'price_change'].map(async (type) => {
+          const response = await fetch(`${sandbox.url}/api/v1/changes?since=0&limit=100&type=${type}`, {
+            headers: { authorization: `Bearer ${sandbox.key}` },
+          });
+          return ((await response.json()) as { items: unknown[] }).items.length;
+        }),
+      );
+      expect(mine[0]! + mine[1]!).toBeLessThanOrEqual(all);
+      expect(count(feed), `round ${round}`).toBe(mine[0]! + mine[1]!);
+    }
+  }, 120_000);
+
+  it('a feed this user cannot read stops the sink rather than being replaced (as nobody)', async () => {
+    needRoot();
+    // Outside the test temp folder, which nobody cannot enter; removed below.
+    const dir = mkdtempSync('/tmp/mf-nobody-');
+    try {
+      chmodSync(dir, 0o777);
+      const feed = join(dir, 'f.atom');
+      const first = await runWatch(
+        ['--once', '--since', '0', '--state', join(dir, 'root.json'), '--atom', feed],
+        watchEnv(sandbox),
+      );
+      expect(first.code, first.stderr).toBe(0);
+      const before = readFileSync(feed);
+      chmodSync(feed, 0o000);
+      const run = await runAsNobody(
+        ['watch', '--once', '--since', '0', '--state', join(dir, 'nobody.json'), '--atom', feed],
+        watchEnv(sandbox),
+      );
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`cannot read the Atom feed ${feed}: permission denied (EACCES)`);
+      expect(readFileSync(feed)).toEqual(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
