@@ -322,7 +322,9 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
     // A feed that is there but cannot be read (permission denied, say) stops the sink: replacing
     // it would drop every entry in it.
     if (code !== NOT_A_FILE) throw fileFault(error, 'read the Atom feed', path, '--atom');
-    warn(`atom feed ${shownPath(path)} could not be read (${code}): ${(error as Error).message}; it will be replaced`);
+    warn(
+      `atom feed ${shownPath(path)} could not be read (${code}): ${(error as Error).message}; it will be replaced`,
+    );
     return { entries: [], intact: false };
   }
   if (text === undefined) return { entries: [], intact: false };
