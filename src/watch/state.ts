@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../store/atomic-file.js';
 import { fileFault, shownPath } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { oneLine } from '../text/terminal.js';
+import { recoveryAdvice } from './state-recovery.js';
 
 export { StateFileError };
 
@@ -98,7 +99,9 @@ async function openState(path: string, setting: string): Promise<FileHandle | un
   }
   if (opened.kind === 'missing') return undefined;
   if (opened.kind === 'refused') {
-    throw new StateFileError(`${path} ${opened.reason}. Move it away, or give another --state file`);
+    throw new StateFileError(
+      `${path} ${opened.reason}. Move it away, or give another --state file. ${await recoveryAdvice(path, undefined)}`,
+    );
   }
   return opened.file;
 }
@@ -137,11 +140,16 @@ export async function readState(path: string, setting = STATE_SETTING): Promise<
   try {
     value = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new StateFileError(`${path} is not JSON, so not a watch state file`);
+    const what = text === '' ? 'is empty' : 'is not JSON';
+    throw new StateFileError(
+      `${path} ${what}, so not a watch state file. ${await recoveryAdvice(path, text)}`,
+    );
   }
   const cursor = value?.cursor;
   if (value?.version !== STATE_VERSION || !Number.isSafeInteger(cursor) || (cursor as number) < 0) {
-    throw new StateFileError(`${path} is not a watch state file this version wrote`);
+    throw new StateFileError(
+      `${path} is not a watch state file this version wrote. ${await recoveryAdvice(path, text)}`,
+    );
   }
   const filters = (value.filters ?? {}) as Record<string, unknown>;
   return {

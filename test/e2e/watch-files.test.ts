@@ -3,7 +3,16 @@
  * file shared by two watchers, a damaged state file. The built CLI against the sandbox.
  */
 
-import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -120,4 +129,73 @@ describe('--atom shared or unreadable', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('a damaged state file', () => {
+  const cursorOf = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as { cursor: number }).cursor;
+
+  /** A watcher that saved a cursor, then two more changes published: the gap a recovery must not skip. */
+  async function savedThenGap(dir: string) {
+    const state = join(dir, 's.json');
+    const jsonl = join(dir, 'o.jsonl');
+    const first = await runWatch(
+      ['--once', '--since', '0', '--state', state, '--jsonl', jsonl],
+      watchEnv(sandbox),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const cursor = cursorOf(state);
+    const gap = [sandbox.publish('price_change').id, sandbox.publish('new_model').id];
+    return { state, jsonl, cursor, gap, flags: ['--once', '--state', state, '--jsonl', jsonl] };
+  }
+
+  /** Runs the command the message gives, and checks it delivered exactly the gap. */
+  async function followAdvice(message: string, run: { flags: string[]; jsonl: string; gap: string[] }) {
+    const since = /--reset --since (\d+)/.exec(message)?.[1];
+    expect(since, message).toBeDefined();
+    const before = lines(run.jsonl);
+    const resumed = await runWatch([...run.flags, '--reset', '--since', since as string], watchEnv(sandbox));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const ids = envelopes(readFileSync(run.jsonl, 'utf8'))
+      .slice(before)
+      .map((envelope) => envelope.data.id);
+    expect(ids).toEqual(run.gap);
+  }
+
+  it('cut to half: names the cursor it still holds and the command that loses nothing', async () => {
+    const run = await savedThenGap(tempDir());
+    const text = readFileSync(run.state, 'utf8');
+    writeFileSync(run.state, text.slice(0, Math.ceil(text.length / 2)));
+    const damaged = await runWatch(run.flags, watchEnv(sandbox));
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toContain(`--reset --since ${run.cursor}`);
+    expect(damaged.stderr).toContain('--since now');
+    await followAdvice(damaged.stderr, run);
+  });
+
+  it('emptied, random bytes or a folder: names the cursor of its backup, if any', async () => {
+    for (const damage of ['empty', 'random', 'folder'] as const) {
+      const run = await savedThenGap(tempDir());
+      // A backup, as --reset leaves one, of the state saved before the gap.
+      writeFileSync(`${run.state}.20261125T193302Z.bak`, readFileSync(run.state));
+      rmSync(run.state);
+      if (damage === 'empty') writeFileSync(run.state, '');
+      if (damage === 'random') writeFileSync(run.state, Buffer.from('\u0000\u00ff\u00fe{"cur', 'latin1'));
+      if (damage === 'folder') mkdirSync(run.state);
+      const damaged = await runWatch(run.flags, watchEnv(sandbox));
+      expect(damaged.code, damage).toBe(1);
+      expect(damaged.stderr, damage).toContain(`${run.state}.20261125T193302Z.bak`);
+      expect(damaged.stderr, damage).toContain(`--reset --since ${run.cursor}`);
+      if (damage === 'folder') rmSync(run.state, { recursive: true });
+      await followAdvice(damaged.stderr, run);
+    }
+  }, 60_000);
+
+  it('with no cursor anywhere: says so, and warns that --since now skips the gap', async () => {
+    const run = await savedThenGap(tempDir());
+    writeFileSync(run.state, '');
+    const damaged = await runWatch(run.flags, watchEnv(sandbox));
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toContain('no cursor can be read');
+    expect(damaged.stderr).toContain('--since now');
+  });
 });
