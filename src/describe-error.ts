@@ -171,7 +171,8 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
       error.cursor === undefined
         ? 'No cursor was saved'
         : `The cursor stays at ${error.cursor}: nothing after it was delivered or skipped`;
-    return `The service's answer to ${error.request.method} ${error.request.path} breaks the change feed's contract: ${error.detail}. ${kept}. Following it could skip changes or replay them all, so the watcher stopped; report it to the service, and run again once it answers correctly.`;
+    const from = error.request.host ? ` at ${error.request.host}${via(error.request)}` : '';
+    return `The answer of the service${from} to ${error.request.method} ${error.request.path} breaks the change feed's contract: ${error.detail}. ${kept}. Following it could skip changes or replay them all, so the watcher stopped; report it to the service, and run again once it answers correctly.`;
   }
   if (error instanceof UnexpectedResponseError) {
     // Status 0: no complete HTTP answer to name (a malformed one, or a request refused before sending).

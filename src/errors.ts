@@ -180,6 +180,16 @@ export class FeedContractError extends UnexpectedResponseError {
 }
 
 /**
+ * Changes after `since` whose `latest` does not move past it: asking again would give the same page
+ * forever. Told apart from an unreadable answer so the watcher refuses it as a broken contract
+ * (FeedContractError) instead of hunting for a bad change; a tool call reports it as it reports
+ * any unusable answer.
+ */
+export class CursorStuckError extends UnexpectedResponseError {
+  override name = 'CursorStuckError';
+}
+
+/**
  * One change of the feed cannot be read (a string past the body limits, say), while the service
  * answers otherwise. Polling again meets it again, and moving past it would skip it silently: the
  * watcher stops, every change before it delivered and the cursor saved just before it, until the

@@ -240,6 +240,8 @@ export async function runWatcher(
     return failed(error);
   }
 
+  // Named in a message about an answer that breaks the feed's contract, as other service errors do.
+  const host = URL.canParse(deps.service) ? new URL(deps.service).host : '';
   let failures = 0;
   for (;;) {
     const cycleStart = deps.now();
@@ -252,7 +254,7 @@ export async function runWatcher(
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
         calls++;
-        const newest = await newestChangeTime(api, options.filters, signal, deps.now);
+        const newest = await newestChangeTime(api, options.filters, signal, deps.now, host);
         await save(newest, 0);
         cursorKnown = true;
         log.info(`starting after change time ${newest}, the newest change now (${kept})`);
@@ -267,6 +269,7 @@ export async function runWatcher(
         },
         now: deps.now,
         skip: skip === undefined ? undefined : { id: skip, record: recordSkip },
+        host,
         signal,
       });
       if (skip !== undefined) {
