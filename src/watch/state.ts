@@ -13,6 +13,7 @@ import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { fileFault, shownPath } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
+import { echoValue } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { recoveryAdvice } from './state-recovery.js';
 
@@ -225,9 +226,13 @@ export async function saveState(path: string, state: WatchState, setting = STATE
 export function stateMismatch(state: WatchState, service: string, filters: FeedFilters): string | undefined {
   const same = (a: string | undefined, b: string | undefined) =>
     (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
-  if (state.service !== service) return `it follows ${state.service || 'another service'}, not ${service}`;
+  // The file's values are outside text: anyone could have written them, a pasted key among them.
+  const quote = (value: string) => echoValue(value, []);
+  if (state.service !== service)
+    return `it follows ${state.service ? quote(state.service) : 'another service'}, not ${service}`;
   if (!same(state.filters.type, filters.type) || !same(state.filters.model, filters.model)) {
-    const show = (f: FeedFilters) => `--type ${f.type ?? '(any)'} --model ${f.model ?? '(any)'}`;
+    const show = (f: FeedFilters) =>
+      `--type ${f.type === undefined ? '(any)' : quote(f.type)} --model ${f.model === undefined ? '(any)' : quote(f.model)}`;
     return `it was saved with ${show(state.filters)}, and this run has ${show(filters)}`;
   }
   return undefined;

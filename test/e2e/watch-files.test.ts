@@ -199,3 +199,28 @@ describe('a damaged state file', () => {
     expect(damaged.stderr).toContain('--since now');
   });
 });
+
+describe('a state file of another feed', () => {
+  it('quotes its service and filters as any outside value: key-shaped parts hidden, escapes gone, cut short', async () => {
+    const dir = tempDir();
+    const state = join(dir, 's.json');
+    const token = 'Un3YsKcwPgATmEXr5bvNfzSkDWqHauMeyRjCVpGZ';
+    writeFileSync(
+      state,
+      JSON.stringify({
+        version: 1,
+        cursor: 5,
+        service: `https://feed.example.test/${token}\u001b[2J\r\nmodel-feed-mcp: forged ${'x'.repeat(20_000)}`,
+        filters: { type: `new_model\u001b]8;;https://evil.test\u0007${token}`, model: 'openai' },
+        delivered: 0,
+        updatedAt: '',
+      }),
+    );
+    const run = await runWatch(['--once', '--state', state], watchEnv(sandbox));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('holds the cursor of another feed');
+    expect(run.stderr).not.toContain(token.slice(0, 12));
+    expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(run.stderr.length).toBeLessThan(3000);
+  });
+});
