@@ -16,6 +16,7 @@ import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { fileFault } from '../store/file-fault.js';
+import { removeLeftovers } from '../store/leftovers.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
 import { stateFolder } from '../store/paths.js';
 import { redact, secretValues, withEscapedForms } from '../text/redact.js';
@@ -159,7 +160,11 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   const stateSetting = options.statePath !== undefined ? '--state' : 'XDG_STATE_HOME or --state';
   let lock: Lock | undefined;
   try {
-    if (statePath !== undefined) lock = await acquireLock(`${statePath}.lock`);
+    if (statePath !== undefined) {
+      lock = await acquireLock(`${statePath}.lock`);
+      // Holding the lock, this watcher is the state file's one writer: what a killed one left is ours.
+      await removeLeftovers(statePath);
+    }
   } catch (error) {
     status.stop();
     const text =

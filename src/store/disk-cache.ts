@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { MAX_RETRY_AFTER_S, type RateLimitInfo } from '../api/rate-limit.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { ensureFolder, writeFileAtomic } from './atomic-file.js';
+import { isLeftover } from './leftovers.js';
 import { openRegular, openRegularSync, readHead, readHeadSync } from './open-regular.js';
 
 export const DEFAULT_DISK_CACHE_BYTES = 5 * 1024 * 1024;
@@ -26,10 +27,8 @@ const CLOCK_SLACK_MS = 60_000;
 /** A 429 record is a few hundred bytes. */
 const MAX_LIMIT_FILE_BYTES = 16 * 1024;
 const OUR_FILE = /^[0-9a-f]{16}-[0-9a-z]+\.json$/;
-/** writeFileAtomic's temp file for one of ours: a writer killed mid-write leaves it behind. */
-const OUR_TEMP_FILE = /^\.[0-9a-f]{16}-[0-9a-z]+\.json\.\d+\.[0-9a-f]+\.tmp$/;
-/** A write takes milliseconds: a temp file this old has no writer left. */
-const STALE_TEMP_MS = 10 * 60_000;
+/** writeFileAtomic's temp file for one of ours (its pid captured): a writer killed mid-write leaves it. */
+const OUR_TEMP_FILE = /^\.[0-9a-f]{16}-[0-9a-z]+\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 export interface DiskEntry {
   /** The answer's body, as parsed JSON: checked again by the caller like any answer. */
@@ -283,7 +282,8 @@ export class DiskCache {
       const info = await nodeFs()
         .stat(path)
         .catch(() => undefined);
-      if (info && this.now() - info.mtimeMs > STALE_TEMP_MS)
+      const pid = Number(OUR_TEMP_FILE.exec(name)?.[1]);
+      if (info && isLeftover(pid, info.mtimeMs, this.now()))
         await nodeFs()
           .rm(path, { force: true })
           .catch(() => {});

@@ -8,9 +8,11 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -222,5 +224,32 @@ describe('a state file of another feed', () => {
     expect(run.stderr).not.toContain(token.slice(0, 12));
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(run.stderr.length).toBeLessThan(3000);
+  });
+});
+
+describe('temp files of a killed watcher', () => {
+  it('are removed by the next run: the state’s, its lock’s and the atom feed’s; a live writer’s are kept', async () => {
+    const dir = tempDir();
+    const dead = 999_999;
+    const leftovers = [
+      `.s.json.${dead}.0a1b2c3d.tmp`,
+      `s.json.lock.${dead}.0a1b2c3d.tmp`,
+      `.f.atom.${dead}.0a1b2c3d.tmp`,
+      `f.atom.lock.${dead}.0a1b2c3d.tmp`,
+    ];
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const name of leftovers) {
+      writeFileSync(join(dir, name), '{"cursor":');
+      utimesSync(join(dir, name), hourAgo, hourAgo);
+    }
+    // A write in progress in another process (this one): never touched.
+    const live = `.s.json.${process.pid}.0a1b2c3d.tmp`;
+    writeFileSync(join(dir, live), '');
+    const run = await runWatch(
+      ['--once', '--since', '0', '--state', join(dir, 's.json'), '--atom', join(dir, 'f.atom')],
+      watchEnv(sandbox),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([live, 'f.atom', 's.json'].sort());
   });
 });

@@ -24,6 +24,7 @@ import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope
 import { nodeFs } from '../../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../../store/atomic-file.js';
 import { fileFault, shownPath } from '../../store/file-fault.js';
+import { removeLeftovers } from '../../store/leftovers.js';
 import { LockedError } from '../../store/lock.js';
 import { openRegular, readHead as readFileHead } from '../../store/open-regular.js';
 import { withWriteLock } from '../../store/write-lock.js';
@@ -389,6 +390,7 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
       // file system and the link stays a link.
       const target = await linkTarget(path);
       await withWriteLock(target, signal, async () => {
+        await removeLeftovers(target);
         // Read again under the lock: another watcher may have added entries since.
         const stored = (await load(path, () => {})).entries;
         const text = renderFeed(options, merged(writing, stored), now());
