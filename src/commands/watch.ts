@@ -4,7 +4,6 @@
  * feed/, the files store/.
  */
 
-import { homedir } from 'node:os';
 import { sleep } from '../api/abort.js';
 import type { ChangeEvent } from '../api/schemas.js';
 import type { Config } from '../config.js';
@@ -18,7 +17,7 @@ import { createRuntime, type Runtime } from '../runtime.js';
 import { fileFault } from '../store/file-fault.js';
 import { removeLeftovers } from '../store/leftovers.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
-import { stateFolder } from '../store/paths.js';
+import { homeFolder, stateFolder } from '../store/paths.js';
 import { redact, secretValues, withEscapedForms } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { USER_AGENT } from '../version.js';
@@ -152,7 +151,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     ? undefined
     : (options.statePath ??
       defaultStatePath(
-        stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
+        stateFolder({ env: io.env, platform: process.platform, home: homeFolder() }),
         service,
         options.filters,
       ));
