@@ -188,7 +188,11 @@ export async function backUpState(
     try {
       await nodeFs().rename(path, backup);
     } catch (error) {
-      throw new StateFileError(`cannot move ${path} to ${backup}: ${(error as Error).message}`);
+      const fault = fileFault(error, 'move aside, as --reset asks, the watch state file', path, setting);
+      if (fault instanceof FileSystemError) throw fault;
+      throw new StateFileError(
+        `cannot move ${shownPath(path)} to ${shownPath(backup)}: ${(error as Error).message}`,
+      );
     }
     return backup;
   }

@@ -219,6 +219,10 @@ export async function runWatcher(
         );
       }
       state = saved;
+      // Saved again, unchanged, before anything is delivered: a file that cannot be written (immutable,
+      // a full or read-only disk) is found now, not after a page was delivered it cannot record.
+      await deps.checkLock?.();
+      if (path !== undefined) await saveState(path, saved, deps.stateSetting);
       // Shown from the start, not only after the first page: where this run carries on from.
       status.update({ cursor: saved.cursor });
       log.info(`continuing after change time ${saved.cursor} (${kept})`);

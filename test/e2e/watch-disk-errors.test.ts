@@ -4,11 +4,12 @@
  * exit 1, never "Internal error … report it"; and a fault no retry can fix is not retried.
  */
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { fullTmpfs, runAsNobody, tmpfs } from './disk-faults.js';
+import { fullTmpfs, needRoot, runAsNobody, tmpfs } from './disk-faults.js';
 import type { Output } from './harness.js';
 import { runWatch, tempDir, watchEnv } from './watch-support.js';
 
@@ -74,6 +75,27 @@ describe('the state file and its lock', () => {
     // The root folder: one nobody can read but not write, and no test file is ever left in it.
     const run = await runAsNobody(['watch', '--once', '--state', '/mf-s.json'], watchEnv(sandbox));
     expectPlain(run, 'permission denied (EACCES)', 'the folder /', '--state');
+  });
+});
+
+describe('a state file that cannot be saved', () => {
+  it('immutable (chattr +i): found before delivering, so nothing is delivered twice', async () => {
+    needRoot();
+    const dir = tempDir();
+    const state = join(dir, 's.json');
+    const jsonl = join(dir, 'o.jsonl');
+    writeFileSync(
+      state,
+      `${JSON.stringify({ version: 1, cursor: 0, service: sandbox.url, filters: {}, delivered: 0, updatedAt: '' })}\n`,
+    );
+    execFileSync('chattr', ['+i', state]);
+    try {
+      const run = await once('--state', state, '--jsonl', jsonl);
+      expectPlain(run, state, 'operation not permitted (EPERM)', 'lsattr');
+      expect(existsSync(jsonl) ? readFileSync(jsonl, 'utf8') : '').toBe('');
+    } finally {
+      execFileSync('chattr', ['-i', state]);
+    }
   });
 });
 
