@@ -57,7 +57,7 @@ async function createSink(
         stdoutFormat(sink.format),
       );
     case 'jsonl':
-      return createJsonlSink(sink.path);
+      return createJsonlSink(sink.path, (message) => log.warn(message));
     case 'webhook': {
       const { createWebhookSink } = await import('../watch/sinks/webhook.js');
       // The receiver is reached as the service is: the same proxy settings, NO_PROXY and CAs.

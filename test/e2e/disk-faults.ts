@@ -34,7 +34,11 @@ export function tmpfs(point: string, { size = '64k', readOnly = false } = {}): s
 
 /** A tmpfs at `point` filled to its last byte. */
 export function fullTmpfs(point: string): string {
-  tmpfs(point);
+  return fullTmpfsIn(tmpfs(point));
+}
+
+/** The tmpfs mounted at `point` filled to its last byte, by a file named `filler`. */
+export function fullTmpfsIn(point: string): string {
   const filler = join(point, 'filler');
   // Whole blocks first, then byte by byte until the disk says no.
   for (const size of [4096, 1]) {

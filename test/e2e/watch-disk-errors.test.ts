@@ -5,13 +5,13 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { fullTmpfs, needRoot, runAsNobody, tmpfs } from './disk-faults.js';
+import { fullTmpfs, fullTmpfsIn, needRoot, runAsNobody, tmpfs } from './disk-faults.js';
 import type { Output } from './harness.js';
-import { runWatch, tempDir, watchEnv } from './watch-support.js';
+import { feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -129,6 +129,41 @@ describe('--jsonl', () => {
       '1',
     );
     expectPlain(run, join(full, 'o.jsonl'), 'the disk is full (ENOSPC)');
+  });
+
+  it('append-only (chattr +a) on a disk that fills mid-page: says the part written stays, and the next run closes its cut line', async () => {
+    const dir = tempDir();
+    const disk = tmpfs(join(dir, 'disk'), { size: '512k' });
+    const jsonl = join(disk, 'o.jsonl');
+    writeFileSync(jsonl, '');
+    execFileSync('chattr', ['+a', jsonl]);
+    try {
+      // Room for part of the page only.
+      const filler = join(fullTmpfsIn(disk), 'filler');
+      truncateSync(filler, statSync(filler).size - 16_384);
+      const flags = ['--state', join(dir, 's.json'), '--jsonl', jsonl, '--max-attempts', '1'];
+      const run = await once(...flags);
+      expectPlain(run, 'the disk is full (ENOSPC)');
+      expect(run.stderr).toMatch(/could not take back the \d+ bytes of a failed page appended to .*o\.jsonl/);
+      rmSync(filler);
+      const again = await once(...flags);
+      expect(again.code, again.stderr).toBe(0);
+      // The cut line stays (the file only grows), closed: every line after it parses.
+      const lines = readFileSync(jsonl, 'utf8').split('\n').filter(Boolean);
+      const parses = (line: string) => {
+        try {
+          JSON.parse(line);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(lines.filter((line) => !parses(line))).toHaveLength(1);
+      const all = (await feedIds(sandbox)).length;
+      expect(lines.slice(-all).every(parses)).toBe(true);
+    } finally {
+      execFileSync('chattr', ['-a', jsonl]);
+    }
   });
 });
 

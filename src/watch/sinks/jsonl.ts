@@ -63,7 +63,11 @@ async function stillAt(handle: FileHandle, path: string): Promise<boolean> {
   return now !== undefined && now.dev === open.dev && now.ino === open.ino;
 }
 
-export async function createJsonlSink(path: string): Promise<Sink> {
+/**
+ * `warn`: told when part of a failed page could not be taken back (an append-only file), so the
+ * retry will repeat it.
+ */
+export async function createJsonlSink(path: string, warn: (message: string) => void): Promise<Sink> {
   let handle = await openLog(path);
   /** The file ends with a line cut short by a crash: closed with a newline before the next one. */
   let torn = !(await endsWithNewline(handle));
@@ -91,7 +95,15 @@ export async function createJsonlSink(path: string): Promise<Sink> {
       } catch (error) {
         // Part of the page may have been written (a full disk): taken back, so that the retry's
         // first line does not run on from a torn one.
-        await handle.truncate(size).catch(() => {});
+        await handle.truncate(size).catch(async (refused: NodeJS.ErrnoException) => {
+          const left = (await handle.stat().catch(() => ({ size })))?.size - size;
+          if (left > 0)
+            warn(
+              `could not take back the ${left} bytes of a failed page appended to ${shownPath(path)} (${refused.code ?? refused.message}): the next delivery repeats those changes (deduplicate on deliveryId)`,
+            );
+        });
+        // What stays may end in a cut line: the retry closes it first.
+        torn = !(await endsWithNewline(handle).catch(() => false));
         throw fileFault(error, 'append to', path, '--jsonl');
       }
       pending = [];
