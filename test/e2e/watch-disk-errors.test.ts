@@ -107,6 +107,13 @@ describe('--jsonl', () => {
     expectPlain(run, join(ro, 'o.jsonl'), 'read-only (EROFS)', '--jsonl');
   });
 
+  it('with a name too long: says so, once and short', async () => {
+    const dir = tempDir();
+    const run = await once('--state', join(dir, 's.json'), '--jsonl', join(dir, 'c'.repeat(100_000)));
+    expectPlain(run, 'the path is too long (ENAMETOOLONG)', '--jsonl');
+    expect(run.stderr.length).toBeLessThan(2000);
+  });
+
   it('a folder at its path: says it is a folder', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'o.jsonl'));

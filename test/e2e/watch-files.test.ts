@@ -15,7 +15,8 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { needRoot, runAsNobody } from './disk-faults.js';
@@ -251,5 +252,36 @@ describe('temp files of a killed watcher', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(readdirSync(dir).sort()).toEqual([live, 'f.atom', 's.json'].sort());
+  });
+});
+
+describe('a state file another watcher holds', () => {
+  const holdLock = (lock: string) => {
+    mkdirSync(dirname(lock), { recursive: true });
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), nonce: 'x' }),
+    );
+  };
+
+  it('names the default state file only when --state was not given', async () => {
+    const dir = tempDir();
+    holdLock(join(dir, 's.json.lock'));
+    const given = await runWatch(['--once', '--state', join(dir, 's.json')], watchEnv(sandbox));
+    expect(given.code).toBe(1);
+    expect(given.stderr).toContain(`process ${process.pid}`);
+    expect(given.stderr).not.toContain('the default for this feed');
+
+    const home = tempDir();
+    const env = watchEnv(sandbox, { XDG_STATE_HOME: home });
+    const first = await runWatch(['--once'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const [state] = readdirSync(join(home, 'model-feed-mcp'));
+    holdLock(join(home, 'model-feed-mcp', `${state}.lock`));
+    const defaulted = await runWatch(['--once'], env);
+    expect(defaulted.code).toBe(1);
+    expect(defaulted.stderr).toContain(
+      `the default for this feed is ${join(home, 'model-feed-mcp', state as string)}`,
+    );
   });
 });
