@@ -106,7 +106,7 @@ function stdoutFormat(format: StdoutFormat | undefined): StdoutFormat {
   return format ?? (process.stdout.isTTY ? 'text' : 'json');
 }
 
-/** `statePath` is the default one when --state was not given: named, so the user sees where it is. */
+/** `defaultPath`: the state file when --state was not given, named so the user sees where it is. */
 function lockMessage(error: LockedError, defaultPath: string | undefined): string {
   const holder = error.holder;
   const who = holder

@@ -378,6 +378,8 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
   /** The file must be rewritten even without a delivery: missing, foreign or damaged. */
   let stale = !loaded.intact;
   let closed = false;
+  /** Temp files a killed writer left beside the feed were removed. */
+  let cleaned = false;
   /** Flushes run one after another, so two never write the same entries. */
   let flushes: Promise<void> = Promise.resolve();
 
@@ -390,7 +392,9 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
       // file system and the link stays a link.
       const target = await linkTarget(path);
       await withWriteLock(target, signal, async () => {
-        await removeLeftovers(target);
+        // Once per run: the folder may be a web server's, with many files to list.
+        if (!cleaned) await removeLeftovers(target);
+        cleaned = true;
         // Read again under the lock: another watcher may have added entries since.
         const stored = (await load(path, () => {})).entries;
         const text = renderFeed(options, merged(writing, stored), now());
@@ -400,7 +404,7 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
       if (error instanceof LockedError) {
         const who = error.holder ? `process ${error.holder.pid}` : 'another process';
         throw new DeliveryError(
-          `${label}: ${who} has been writing it for long (it holds ${shownPath(error.path)})`,
+          `${label}: ${who} has held its lock ${shownPath(error.path)} for longer than a rewrite takes`,
           false,
         );
       }
