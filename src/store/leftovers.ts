@@ -11,8 +11,9 @@ import { processAlive } from './lock.js';
 /** A write takes milliseconds: a temp file this old has no writer left, whatever its pid says. */
 export const STALE_TEMP_MS = 10 * 60_000;
 /**
- * A temp file named after a process that is gone is left alone this long all the same: a writer in
- * another container (another pid space) sharing the folder may still be renaming it.
+ * Without a lock (the disk cache), a temp file named after a process that is gone is left alone this
+ * long all the same: a writer in another container (another pid space) sharing the folder may still
+ * be renaming it.
  */
 const DEAD_WRITER_GRACE_MS = 60_000;
 
@@ -26,13 +27,25 @@ export function tempFileWriter(name: string, file: string): number | undefined {
   return found ? Number(found[1]) : undefined;
 }
 
-/** Whether a temp file by `pid`, last written at `mtimeMs`, has no writer left. */
-export function isLeftover(pid: number, mtimeMs: number, now: number): boolean {
+/**
+ * Whether a temp file by `pid`, last written at `mtimeMs`, has no writer left. `graceMs`: how long
+ * one of a process that is gone is kept all the same. @default DEAD_WRITER_GRACE_MS
+ */
+export function isLeftover(
+  pid: number,
+  mtimeMs: number,
+  now: number,
+  graceMs = DEAD_WRITER_GRACE_MS,
+): boolean {
   const age = now - mtimeMs;
-  return age > STALE_TEMP_MS || (age > DEAD_WRITER_GRACE_MS && pid !== process.pid && !processAlive(pid));
+  return age > STALE_TEMP_MS || (age >= graceMs && pid !== process.pid && !processAlive(pid));
 }
 
-/** Removes what killed writers of `path` left beside it; best effort, as they harm nothing but space. */
+/**
+ * Removes what killed writers of `path` left beside it; best effort, as they harm nothing but space.
+ * For the holder of the file's lock only: no other writer can be at work, so a temp file of a process
+ * that is gone is removed at once.
+ */
 export async function removeLeftovers(path: string, now = Date.now()): Promise<void> {
   const folder = dirname(path);
   const file = basename(path);
@@ -45,7 +58,7 @@ export async function removeLeftovers(path: string, now = Date.now()): Promise<v
     const info = await nodeFs()
       .lstat(join(folder, name))
       .catch(() => undefined);
-    if (info?.isFile() && isLeftover(pid, info.mtimeMs, now))
+    if (info?.isFile() && isLeftover(pid, info.mtimeMs, now, 0))
       await nodeFs()
         .rm(join(folder, name), { force: true })
         .catch(() => {});

@@ -3,6 +3,7 @@
  * file shared by two watchers, a damaged state file. The built CLI against the sandbox.
  */
 
+import { spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -20,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { needRoot, runAsNobody } from './disk-faults.js';
-import { eventually, spawnRaw } from './harness.js';
+import { BIN, eventually, NODE, spawnRaw } from './harness.js';
 import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -229,6 +230,40 @@ describe('a state file of another feed', () => {
 });
 
 describe('temp files of a killed watcher', () => {
+  it('kill -9 between the temp file and its rename: the next run removes what it left', async () => {
+    const dir = tempDir();
+    const runs = [
+      { file: 's.json', flags: ['--state', join(dir, 's.json')] },
+      // No state file (the in-process sandbox keeps none): the feed's is the first rename.
+      { file: 'f.atom', flags: ['--sandbox', '--atom', join(dir, 'f.atom')] },
+    ];
+    for (const { file, flags } of runs) {
+      const args = ['watch', '--once', '--since', '0', ...flags];
+      // Every rename held back 8 s, so the kill lands between a temp file's write and its rename.
+      const traced = spawn(
+        'strace',
+        ['-f', '-qq', '-o', '/dev/null', '-e', 'inject=rename:delay_enter=8000000', NODE, BIN, ...args],
+        { env: watchEnv(sandbox), stdio: 'ignore' },
+      );
+      const exited = new Promise((resolve) => traced.once('exit', resolve));
+      let temp: string | undefined;
+      await eventually(
+        () => {
+          temp = readdirSync(dir).find((name) => name.startsWith(`.${file}.`) && name.endsWith('.tmp'));
+          return temp !== undefined;
+        },
+        `a temp file of ${file}`,
+        40_000,
+      );
+      process.kill(Number(temp?.split('.').at(-3)), 'SIGKILL');
+      await exited;
+      expect(readdirSync(dir)).toContain(temp);
+      const run = await runWatch(args.slice(1), watchEnv(sandbox));
+      expect(run.code, run.stderr).toBe(0);
+      expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    }
+  }, 150_000);
+
   it('are removed by the next run: the state’s, its lock’s and the atom feed’s; a live writer’s are kept', async () => {
     const dir = tempDir();
     const dead = 999_999;
