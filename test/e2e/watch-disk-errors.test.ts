@@ -4,13 +4,13 @@
  * exit 1, never "Internal error … report it"; and a fault no retry can fix is not retried.
  */
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { fullTmpfs, fullTmpfsIn, needRoot, runAsNobody, tmpfs } from './disk-faults.js';
-import type { Output } from './harness.js';
+import { BIN, NODE, type Output } from './harness.js';
 import { feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
@@ -112,6 +112,38 @@ describe('--jsonl', () => {
     const run = await once('--state', join(dir, 's.json'), '--jsonl', join(dir, 'c'.repeat(100_000)));
     expectPlain(run, 'the path is too long (ENAMETOOLONG)', '--jsonl');
     expect(run.stderr.length).toBeLessThan(2000);
+  });
+
+  it('past the file-size limit (ulimit -f): says so, and is not retried', async () => {
+    const dir = tempDir();
+    const run = await new Promise<Output>((resolve) => {
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          'ulimit -f 8 && exec "$@"',
+          'sh',
+          NODE,
+          BIN,
+          'watch',
+          '--once',
+          '--since',
+          '0',
+          '--state',
+          join(dir, 's.json'),
+          '--jsonl',
+          join(dir, 'o.jsonl'),
+        ],
+        { env: watchEnv(sandbox) },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.on('exit', (code) => resolve({ code, stdout: '', stderr }));
+    });
+    expectPlain(run, join(dir, 'o.jsonl'), 'larger than this process may write (EFBIG)', 'ulimit -f');
+    expect(run.stderr).not.toContain('trying again');
   });
 
   it('a folder at its path: says it is a folder', async () => {
