@@ -8,12 +8,11 @@
  * variable, and the message must not print the key it was handed.
  */
 
-import { homedir } from 'node:os';
 import { type Audience, whereToSet } from './audience.js';
 import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
-import { cacheFolder } from './store/paths.js';
+import { cacheFolder, homeFolder } from './store/paths.js';
 import { withoutTrailingSlashes } from './text/key-shapes.js';
 import {
   echoHost,
@@ -603,7 +602,7 @@ export function resolveConfig(
     timeoutMs,
     cacheTtlS,
     diskCache: !sandbox && flags.diskCache !== false && diskCacheSetting(env, secrets),
-    cacheFolder: cacheFolder({ env, platform: process.platform, home: homedir() }),
+    cacheFolder: cacheFolder({ env, platform: process.platform, home: homeFolder() }),
     staleMaxAgeS,
     logLevel,
     logFormat,

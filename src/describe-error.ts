@@ -3,6 +3,7 @@
  * and what to do next. Never a stack trace, never the key.
  */
 
+import { dirname } from 'node:path';
 import type { Audience } from './audience.js';
 import {
   AbortedError,
@@ -11,6 +12,7 @@ import {
   ConfigError,
   DeliveryError,
   FeedContractError,
+  FileSystemError,
   ForbiddenError,
   InvalidArgumentsError,
   NetworkError,
@@ -24,6 +26,7 @@ import {
   UnreadableChangeError,
 } from './errors.js';
 import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './net/failure-kinds.js';
+import { shownPath } from './store/file-fault.js';
 
 function caHint(audience: Audience): string {
   const where =
@@ -128,6 +131,7 @@ function rateLimitText(error: RateLimitError): string {
 export function describeError(error: unknown, audience: Audience = 'client'): string {
   if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
   if (error instanceof StateFileError) return `The watch state file is unusable: ${error.message}.`;
+  if (error instanceof FileSystemError) return fileSystemText(error);
   // A sink's own words already name the destination (never its secret parts) and the reason.
   if (error instanceof DeliveryError) return error.message;
   if (error instanceof AbortedError) return 'Cancelled by the client.';
@@ -167,7 +171,8 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
       error.cursor === undefined
         ? 'No cursor was saved'
         : `The cursor stays at ${error.cursor}: nothing after it was delivered or skipped`;
-    return `The service's answer to ${error.request.method} ${error.request.path} breaks the change feed's contract: ${error.detail}. ${kept}. Following it could skip changes or replay them all, so the watcher stopped; report it to the service, and run again once it answers correctly.`;
+    const from = error.request.host ? ` at ${error.request.host}${via(error.request)}` : '';
+    return `The answer of the service${from} to ${error.request.method} ${error.request.path} breaks the change feed's contract: ${error.detail}. ${kept}. Following it could skip changes or replay them all, so the watcher stopped; report it to the service, and run again once it answers correctly.`;
   }
   if (error instanceof UnexpectedResponseError) {
     // Status 0: no complete HTTP answer to name (a malformed one, or a request refused before sending).
@@ -224,7 +229,50 @@ const FILE_ERROR_WORDS: Record<string, string> = {
   EMFILE: 'too many open files',
   ENFILE: 'too many open files',
   EIO: 'an input/output error',
+  EFBIG: 'the file is larger than this process may write',
 };
+
+/** Codes that mean something narrower when a folder of the path was being made. */
+const FOLDER_ERROR_WORDS: Record<string, string> = {
+  EEXIST: 'a part of the path is not a folder',
+  ENOENT: 'a folder of the path cannot be made',
+};
+
+/** What to do about a file the runner could not use: by the reason, naming the setting to change. */
+function fileSystemFix({ code, path, setting }: FileSystemError): string | undefined {
+  const folder = shownPath(dirname(path));
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `Free some space on the disk that holds ${folder}, or give ${setting} a path on another disk.`;
+    case 'EROFS':
+      return `Give ${setting} a path on a writable disk.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `Check the owner and mode of the folder ${folder} and of the file (and its immutable flag: lsattr), or give ${setting} a path in a folder this user can use.`;
+    case 'EISDIR':
+      return `A folder is at that path: give ${setting} the path of a file.`;
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return `A part of ${folder} is a file, not a folder: move it away, or give ${setting} another path.`;
+    case 'EFBIG':
+      return `Raise the file-size limit (ulimit -f), or give ${setting} another file.`;
+    case 'ENAMETOOLONG':
+      return `Give ${setting} a shorter path.`;
+    case 'ENOENT':
+      return `The folder ${folder} cannot be made: give ${setting} a path in a folder that exists.`;
+    case 'ELOOP':
+      return `Fix the symbolic links, or give ${setting} another path.`;
+    default:
+      return undefined;
+  }
+}
+
+function fileSystemText(error: FileSystemError): string {
+  const words = FILE_ERROR_WORDS[error.code] ?? FOLDER_ERROR_WORDS[error.code] ?? 'a file-system error';
+  const fix = fileSystemFix(error);
+  return `cannot ${error.action} ${shownPath(error.path)}: ${words} (${error.code}).${fix ? ` ${fix}` : ''}`;
+}
 
 /**
  * A failed read or write of a user's file, as the end of "cannot read <path>: …": the reason in

@@ -180,6 +180,16 @@ export class FeedContractError extends UnexpectedResponseError {
 }
 
 /**
+ * Changes after `since` whose `latest` does not move past it: asking again would give the same page
+ * forever. Told apart from an unreadable answer so the watcher refuses it as a broken contract
+ * (FeedContractError) instead of hunting for a bad change; a tool call reports it as it reports
+ * any unusable answer.
+ */
+export class CursorStuckError extends UnexpectedResponseError {
+  override name = 'CursorStuckError';
+}
+
+/**
  * One change of the feed cannot be read (a string past the body limits, say), while the service
  * answers otherwise. Polling again meets it again, and moving past it would skip it silently: the
  * watcher stops, every change before it delivered and the cursor saved just before it, until the
@@ -221,6 +231,43 @@ export class DeliveryError extends ModelFeedError {
 export class StateFileError extends ModelFeedError {
   override name = 'StateFileError';
 }
+
+/**
+ * A file the runner reads or writes (the watch state, its lock, a sink's file, our folders) could
+ * not be used, for a reason the disk or the path gives: full, read-only, a folder in a file's place.
+ */
+export class FileSystemError extends ModelFeedError {
+  override name = 'FileSystemError';
+  constructor(
+    /** What was being done, as the end of "cannot …": "write the watch state file". */
+    readonly action: string,
+    /** The user's file (not a temp file of ours beside it). */
+    readonly path: string,
+    /** Node's code: ENOSPC, EROFS, EACCES… */
+    readonly code: string,
+    /** Where the path came from, for the fix: "--state", "--jsonl", "XDG_STATE_HOME or --state". */
+    readonly setting: string,
+  ) {
+    // The text a person reads is describeError's, which shows the path bounded and gives the fix.
+    super(`cannot ${action} (${code})`);
+  }
+
+  /** Space can come back and a busy file be freed; a read-only disk or a bad path stays as it is. */
+  get retryable(): boolean {
+    return TRANSIENT_FILE_CODES.has(this.code);
+  }
+}
+
+const TRANSIENT_FILE_CODES = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EIO',
+  'EMFILE',
+  'ENFILE',
+  'EBUSY',
+  'EAGAIN',
+  'EINTR',
+]);
 
 /**
  * The service could not be asked, or could not answer: the failures after which a catalog read may

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { unavailableReason } from '../describe-error.js';
 import {
+  CursorStuckError,
   isServiceUnavailable,
   type ModelFeedError,
   RateLimitError,
@@ -246,7 +247,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
         const data = await parse(schema, response.body, response.status, response.facts, glimpse);
         const broken = contract?.(data);
         // Checked here, where the request's facts are known, so the message names its host and path.
-        if (broken !== undefined) throw new UnexpectedResponseError(broken, response.status, response.facts);
+        if (broken !== undefined) throw new CursorStuckError(broken, response.status, response.facts);
         // A body past the disk cache's bound is not even serialised: that alone could take a second.
         if (cached && response.bytes <= disk.maxBytes) await disk.write(key, response.body);
         return {

@@ -4,7 +4,6 @@
  * feed/, the files store/.
  */
 
-import { homedir } from 'node:os';
 import { sleep } from '../api/abort.js';
 import type { ChangeEvent } from '../api/schemas.js';
 import type { Config } from '../config.js';
@@ -15,8 +14,10 @@ import { createLogger, type Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
 import { createRuntime, type Runtime } from '../runtime.js';
+import { fileFault } from '../store/file-fault.js';
+import { removeLeftovers } from '../store/leftovers.js';
 import { acquireLock, type Lock, LockedError } from '../store/lock.js';
-import { stateFolder } from '../store/paths.js';
+import { homeFolder, stateFolder } from '../store/paths.js';
 import { redact, secretValues, withEscapedForms } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { USER_AGENT } from '../version.js';
@@ -56,7 +57,7 @@ async function createSink(
         stdoutFormat(sink.format),
       );
     case 'jsonl':
-      return createJsonlSink(sink.path);
+      return createJsonlSink(sink.path, (message) => log.warn(message));
     case 'webhook': {
       const { createWebhookSink } = await import('../watch/sinks/webhook.js');
       // The receiver is reached as the service is: the same proxy settings, NO_PROXY and CAs.
@@ -105,14 +106,16 @@ function stdoutFormat(format: StdoutFormat | undefined): StdoutFormat {
   return format ?? (process.stdout.isTTY ? 'text' : 'json');
 }
 
-function lockMessage(error: LockedError, statePath: string): string {
+/** `defaultPath`: the state file when --state was not given, named so the user sees where it is. */
+function lockMessage(error: LockedError, defaultPath: string | undefined): string {
   const holder = error.holder;
   const who = holder
     ? `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}${holder.startedAt ? `, started ${holder.startedAt}` : ''}`
     : 'another process';
+  const theDefault = defaultPath === undefined ? '' : ` (the default for this feed is ${defaultPath})`;
   return (
     `another watcher is following this feed: ${who} holds ${error.path}. ` +
-    `Stop it first, or give this one its own --state file (the default for this feed is ${statePath}). ` +
+    `Stop it first, or give this one its own --state file${theDefault}. ` +
     `If that watcher is no longer running (on another machine or container, say), delete ${error.path}.`
   );
 }
@@ -148,18 +151,29 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     ? undefined
     : (options.statePath ??
       defaultStatePath(
-        stateFolder({ env: io.env, platform: process.platform, home: homedir() }),
+        stateFolder({ env: io.env, platform: process.platform, home: homeFolder() }),
         service,
         options.filters,
       ));
+  // Named in the fix of a message about the state file's disk or path.
+  const stateSetting = options.statePath !== undefined ? '--state' : 'XDG_STATE_HOME or --state';
   let lock: Lock | undefined;
   try {
-    if (statePath !== undefined) lock = await acquireLock(`${statePath}.lock`);
+    if (statePath !== undefined) {
+      lock = await acquireLock(`${statePath}.lock`);
+      // Holding the lock, this watcher is the state file's one writer: what a killed one left is ours.
+      await removeLeftovers(statePath);
+    }
   } catch (error) {
     status.stop();
-    io.stderr(
-      `model-feed-mcp: ${print(error instanceof LockedError && statePath !== undefined ? lockMessage(error, statePath) : describeError(error, 'shell'))}\n`,
-    );
+    const text =
+      error instanceof LockedError && statePath !== undefined
+        ? lockMessage(error, options.statePath === undefined ? statePath : undefined)
+        : describeError(
+            fileFault(error, 'lock the watch state file', `${statePath}.lock`, stateSetting),
+            'shell',
+          );
+    io.stderr(`model-feed-mcp: ${print(text)}\n`);
     return EXIT.failed;
   }
 
@@ -216,6 +230,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         log,
         status,
         statePath,
+        stateSetting,
         service,
         now: Date.now,
         sleep,

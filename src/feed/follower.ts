@@ -8,6 +8,7 @@
 import type { FeedApi } from '../api/client.js';
 import type { ChangeEvent } from '../api/schemas.js';
 import {
+  CursorStuckError,
   FeedContractError,
   type RequestFacts,
   UnexpectedResponseError,
@@ -134,10 +135,11 @@ export function headPageProblem(
 }
 
 /** The request a page came from, as an error names it (the host is the client's to know). */
-function changesRequest(query: Record<string, string | number | undefined>): RequestFacts {
+/** The request a page was read with, for a message; `host` is '' when the caller does not know it. */
+function changesRequest(query: Record<string, string | number | undefined>, host: string): RequestFacts {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
-  return { method: 'GET', path: `/api/v1/changes?${search}`, host: '', attempts: 1, proxy: undefined };
+  return { method: 'GET', path: `/api/v1/changes?${search}`, host, attempts: 1, proxy: undefined };
 }
 
 /** The page after `cursor`, oldest first. Throws FeedContractError for one that cannot be followed. */
@@ -148,17 +150,24 @@ export async function readPageAfter(
   signal: AbortSignal,
   now: () => number = Date.now,
   limit = PAGE_SIZE,
+  host = '',
 ): Promise<FeedPage> {
-  const { page, sent } = await api.readChanges(
-    { since: cursor, limit, type: filters.type, model: filters.model },
-    signal,
-  );
+  let read: Awaited<ReturnType<ChangesReader['readChanges']>>;
+  try {
+    read = await api.readChanges({ since: cursor, limit, type: filters.type, model: filters.model }, signal);
+  } catch (error) {
+    // The client refused a `latest` that does not move past `since`: a broken contract, not a change
+    // that cannot be read, so no page is asked for again.
+    if (error instanceof CursorStuckError) throw new FeedContractError(error.detail, error.request, cursor);
+    throw error;
+  }
+  const { page, sent } = read;
   if (page.items.length === 0) return { items: [], cursor, full: false };
   const problem = pageAfterProblem(page.items, page.latest, cursor, Math.floor(now() / 1000));
   if (problem || page.latest === null) {
     throw new FeedContractError(
       problem ?? 'no latest',
-      changesRequest({ since: cursor, limit, ...filters }),
+      changesRequest({ since: cursor, limit, ...filters }, host),
       cursor,
     );
   }
@@ -178,10 +187,12 @@ export async function newestChangeTime(
   filters: FeedFilters,
   signal: AbortSignal,
   now: () => number = Date.now,
+  host = '',
 ): Promise<number> {
   const { page } = await api.readChanges({ limit: 1, type: filters.type, model: filters.model }, signal);
   const problem = headPageProblem(page.items, page.latest, Math.floor(now() / 1000));
-  if (problem) throw new FeedContractError(problem, changesRequest({ limit: 1, ...filters }), undefined);
+  if (problem)
+    throw new FeedContractError(problem, changesRequest({ limit: 1, ...filters }, host), undefined);
   return page.latest ?? 0;
 }
 
@@ -209,6 +220,8 @@ export interface DrainOptions {
    * cursor onto its change time; draining goes on after it resolves.
    */
   skip?: { id: string; record(change: SkippedChange): Promise<void> } | undefined;
+  /** The service's host, named in a message about a broken answer. @default '' (not named) */
+  host?: string;
   signal: AbortSignal;
 }
 
@@ -244,7 +257,15 @@ export async function drainFeed(options: DrainOptions): Promise<void> {
     options.onCall?.();
     let page: FeedPage;
     try {
-      page = await readPageAfter(options.api, cursor, options.filters, options.signal, options.now, limit);
+      page = await readPageAfter(
+        options.api,
+        cursor,
+        options.filters,
+        options.signal,
+        options.now,
+        limit,
+        options.host,
+      );
     } catch (error) {
       if (!isUnreadable(error) || options.signal.aborted) throw error;
       if (limit > 1) {

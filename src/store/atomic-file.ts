@@ -12,9 +12,33 @@ import { nodeCrypto, nodeFs } from '../lazy-node.js';
 export const FILE_MODE = 0o600;
 export const FOLDER_MODE = 0o700;
 
-/** Creates the folder (and its parents) user-only; an existing folder is left as it is. */
+/**
+ * Creates the folder (and its parents) user-only; an existing folder is left as it is. Not mkdir's
+ * own `recursive`: on Node 20 it spun at full CPU forever on a folder that cannot be made (under
+ * /proc, where mkdir says ENOENT although the parent exists). Here each level is tried at most twice.
+ */
 export async function ensureFolder(folder: string): Promise<void> {
-  await nodeFs().mkdir(folder, { recursive: true, mode: FOLDER_MODE });
+  const made = await makeFolder(folder);
+  if (made !== 'ENOENT') return;
+  const parent = dirname(folder);
+  if (parent !== folder) await ensureFolder(parent);
+  if ((await makeFolder(folder)) === 'ENOENT') {
+    throw Object.assign(new Error(`cannot make the folder ${folder}`), { code: 'ENOENT', path: folder });
+  }
+}
+
+/** One mkdir: done (or a folder already there), or ENOENT for a missing parent; else it throws. */
+async function makeFolder(folder: string): Promise<'done' | 'ENOENT'> {
+  try {
+    await nodeFs().mkdir(folder, { mode: FOLDER_MODE });
+    return 'done';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'ENOENT';
+    // A file in the way is EEXIST too: only a folder (or a link to one) will do.
+    if (code === 'EEXIST' && (await nodeFs().stat(folder)).isDirectory()) return 'done';
+    throw error;
+  }
 }
 
 async function fsyncFolder(folder: string): Promise<void> {

@@ -8,6 +8,8 @@
  * - Files are written atomically, user-only; the folder is user-only and must be this user's.
  * - The folder is bounded in bytes (5 MB by default): the oldest files go first.
  * - A corrupt, foreign or unreadable file is ignored and removed, never fatal: it is only a cache.
+ *   Each record carries a checksum of its content: one changed underneath, even into other valid
+ *   JSON (a price edited), is a miss, never served.
  */
 
 import { closeSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { MAX_RETRY_AFTER_S, type RateLimitInfo } from '../api/rate-limit.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { ensureFolder, writeFileAtomic } from './atomic-file.js';
+import { isLeftover } from './leftovers.js';
 import { openRegular, openRegularSync, readHead, readHeadSync } from './open-regular.js';
 
 export const DEFAULT_DISK_CACHE_BYTES = 5 * 1024 * 1024;
@@ -24,10 +27,8 @@ const CLOCK_SLACK_MS = 60_000;
 /** A 429 record is a few hundred bytes. */
 const MAX_LIMIT_FILE_BYTES = 16 * 1024;
 const OUR_FILE = /^[0-9a-f]{16}-[0-9a-z]+\.json$/;
-/** writeFileAtomic's temp file for one of ours: a writer killed mid-write leaves it behind. */
-const OUR_TEMP_FILE = /^\.[0-9a-f]{16}-[0-9a-z]+\.json\.\d+\.[0-9a-f]+\.tmp$/;
-/** A write takes milliseconds: a temp file this old has no writer left. */
-const STALE_TEMP_MS = 10 * 60_000;
+/** writeFileAtomic's temp file for one of ours (its pid captured): a writer killed mid-write leaves it. */
+const OUR_TEMP_FILE = /^\.[0-9a-f]{16}-[0-9a-z]+\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 export interface DiskEntry {
   /** The answer's body, as parsed JSON: checked again by the caller like any answer. */
@@ -58,6 +59,20 @@ export interface DiskCacheOptions {
 }
 
 const sha256 = (text: string): string => nodeCrypto().createHash('sha256').update(text).digest('hex');
+
+/** The record with its checksum: a hash of the rest, last, so the rest keeps its order when read back. */
+function sealed(record: Record<string, unknown>): Record<string, unknown> {
+  return { ...record, sum: sha256(JSON.stringify(record)) };
+}
+
+/**
+ * Whether a record read back is the one written. Our own JSON.stringify output parses and
+ * stringifies back to the same text, so the hash of the rest is the hash that was stored.
+ */
+function intact(record: Record<string, unknown>): boolean {
+  const { sum, ...rest } = record;
+  return typeof sum === 'string' && sum === sha256(JSON.stringify(rest));
+}
 
 export class DiskCache {
   private namespaceHash: string | undefined;
@@ -125,6 +140,7 @@ export class DiskCache {
       const text = bytes.toString('utf8');
       const record = JSON.parse(text) as Record<string, unknown>;
       if (record?.v !== VERSION) throw new Error('not a cache file of this version');
+      if (!intact(record)) throw new Error('changed since it was written (its checksum does not match)');
       return { ...record, bytes: text.length };
     } catch (error) {
       this.options.note?.(`disk cache: dropped ${path}: ${(error as Error).message}`);
@@ -195,6 +211,8 @@ export class DiskCache {
     if (retryAt > now + MAX_RETRY_AFTER_S * 1000 + CLOCK_SLACK_MS) {
       return this.dropLimit(path, 'a wait longer than any retry-after');
     }
+    if (!intact(record))
+      return this.dropLimit(path, 'changed since it was written (its checksum does not match)');
     if (retryAt <= now) return undefined;
     return {
       retryAt,
@@ -217,7 +235,7 @@ export class DiskCache {
 
   private async writeRecord(name: string, record: Record<string, unknown>): Promise<void> {
     if (!(await this.prepare())) return;
-    const text = JSON.stringify(record);
+    const text = JSON.stringify(sealed(record));
     if (text.length > this.maxBytes) return;
     try {
       await writeFileAtomic(this.file(name), text);
@@ -264,7 +282,8 @@ export class DiskCache {
       const info = await nodeFs()
         .stat(path)
         .catch(() => undefined);
-      if (info && this.now() - info.mtimeMs > STALE_TEMP_MS)
+      const pid = Number(OUR_TEMP_FILE.exec(name)?.[1]);
+      if (info && isLeftover(pid, info.mtimeMs, this.now()))
         await nodeFs()
           .rm(path, { force: true })
           .catch(() => {});

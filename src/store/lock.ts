@@ -110,10 +110,16 @@ async function writeTemp(path: string, content: string): Promise<string> {
   const temp = `${path}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`;
   const handle = await nodeFs().open(temp, 'wx', FILE_MODE);
   try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // A full disk: the empty temp file is not left behind.
+    await nodeFs().rm(temp, { force: true });
+    throw error;
   }
   return temp;
 }

@@ -6,7 +6,9 @@
  * Pure: the environment, platform and home folder are passed in by the caller.
  */
 
+import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { ConfigError } from '../errors.js';
 
 export const APP_FOLDER = 'model-feed-mcp';
 
@@ -36,4 +38,21 @@ export function cacheFolder(facts: PlatformFacts): string {
   if (facts.platform === 'win32') return join(windowsLocal(facts), APP_FOLDER, 'Cache');
   if (facts.platform === 'darwin') return join(facts.home, 'Library', 'Caches', APP_FOLDER);
   return join(xdg(facts.env, 'XDG_CACHE_HOME') ?? join(facts.home, '.cache'), APP_FOLDER);
+}
+
+/**
+ * The user's home folder, or a ConfigError naming HOME when the system cannot give it (on Linux,
+ * a HOME longer than a path may be: libuv answers ENOBUFS). The value itself is not quoted: it is
+ * what is wrong, and may be kilobytes long.
+ */
+export function homeFolder(): string {
+  try {
+    return homedir();
+  } catch (error) {
+    const code = (error as { info?: { code?: string } }).info?.code ?? (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      `The home folder cannot be read (${code ?? 'unknown error'}): HOME must be the path of a folder, of at most 4,096 characters. Set HOME to your home folder (e.g. export HOME=/home/you).`,
+      'HOME',
+    );
+  }
 }

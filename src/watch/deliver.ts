@@ -4,7 +4,8 @@
  * the watcher then exits 1 with the cursor still before the change, never skipping it.
  */
 
-import { DeliveryError } from '../errors.js';
+import { describeError } from '../describe-error.js';
+import { DeliveryError, FileSystemError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export interface RetryPolicy {
@@ -24,9 +25,10 @@ export function deliveryBackoffMs(attemptsMade: number, random: () => number): n
 }
 
 function asDeliveryError(error: unknown): DeliveryError {
-  return error instanceof DeliveryError
-    ? error
-    : new DeliveryError(error instanceof Error ? error.message : String(error), false);
+  if (error instanceof DeliveryError) return error;
+  // A read-only disk or a bad path stays as it is: attempting again only delays the message.
+  if (error instanceof FileSystemError) return new DeliveryError(describeError(error), !error.retryable);
+  return new DeliveryError(error instanceof Error ? error.message : String(error), false);
 }
 
 /** Runs `attempt` until it succeeds, fails permanently, or runs out of attempts. */

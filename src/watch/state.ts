@@ -7,12 +7,15 @@
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlainChangeId } from '../api/page-glimpse.js';
-import { StateFileError } from '../errors.js';
+import { FileSystemError, StateFileError } from '../errors.js';
 import type { FeedFilters, SkippedChange } from '../feed/follower.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
+import { fileFault, shownPath } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
+import { echoValue } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
+import { recoveryAdvice } from './state-recovery.js';
 
 export { StateFileError };
 
@@ -66,6 +69,8 @@ function readSkipped(value: unknown): SkippedRecord[] | undefined {
 }
 
 const STATE_VERSION = 1;
+/** Where a state path comes from, for the fix in a message, unless the caller knows better. */
+const STATE_SETTING = '--state';
 // A state file is a few hundred bytes; anything much larger is not ours.
 const MAX_STATE_BYTES = 64 * 1024;
 
@@ -84,16 +89,20 @@ export function feedHash(baseUrl: string, filters: FeedFilters): string {
  * The state file opened for reading, or undefined when there is none; what cannot be read as state
  * (not a regular file of this user's, nor a link to one) is a StateFileError saying what to do.
  */
-async function openState(path: string): Promise<FileHandle | undefined> {
+async function openState(path: string, setting: string): Promise<FileHandle | undefined> {
   let opened: Awaited<ReturnType<typeof openRegular>>;
   try {
     opened = await openRegular(path, { followLink: true });
   } catch (error) {
-    throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
+    const fault = fileFault(error, 'read the watch state file', path, setting);
+    if (fault instanceof FileSystemError) throw fault;
+    throw new StateFileError(`cannot read ${shownPath(path)}: ${(error as Error).message}`);
   }
   if (opened.kind === 'missing') return undefined;
   if (opened.kind === 'refused') {
-    throw new StateFileError(`${path} ${opened.reason}. Move it away, or give another --state file`);
+    throw new StateFileError(
+      `${path} ${opened.reason}. Move it away, or give another --state file. ${await recoveryAdvice(path, undefined)}`,
+    );
   }
   return opened.file;
 }
@@ -104,8 +113,8 @@ async function openState(path: string): Promise<FileHandle | undefined> {
  * could hold a cursor that skips every change. A symbolic link is followed, to a file that passes
  * the same checks: `--state` is the user's own choice, and the default folder is user-only.
  */
-async function readBounded(path: string): Promise<string | undefined> {
-  const file = await openState(path);
+async function readBounded(path: string, setting: string): Promise<string | undefined> {
+  const file = await openState(path, setting);
   if (file === undefined) return undefined;
   try {
     const bytes = await readHead(file, MAX_STATE_BYTES);
@@ -125,18 +134,23 @@ function optionalString(value: unknown): string | undefined {
  * The saved state, or undefined when there is none yet. A file that is not a state file is an
  * error, never silently replaced: guessing a cursor could skip changes or repeat them all.
  */
-export async function readState(path: string): Promise<WatchState | undefined> {
-  const text = await readBounded(path);
+export async function readState(path: string, setting = STATE_SETTING): Promise<WatchState | undefined> {
+  const text = await readBounded(path, setting);
   if (text === undefined) return undefined;
   let value: Record<string, unknown>;
   try {
     value = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new StateFileError(`${path} is not JSON, so not a watch state file`);
+    const what = text === '' ? 'is empty' : 'is not JSON';
+    throw new StateFileError(
+      `${path} ${what}, so not a watch state file. ${await recoveryAdvice(path, text)}`,
+    );
   }
   const cursor = value?.cursor;
   if (value?.version !== STATE_VERSION || !Number.isSafeInteger(cursor) || (cursor as number) < 0) {
-    throw new StateFileError(`${path} is not a watch state file this version wrote`);
+    throw new StateFileError(
+      `${path} is not a watch state file this version wrote. ${await recoveryAdvice(path, text)}`,
+    );
   }
   const filters = (value.filters ?? {}) as Record<string, unknown>;
   return {
@@ -157,8 +171,12 @@ export async function readState(path: string): Promise<WatchState | undefined> {
  * The caller holds the lock, so no other watcher names a backup meanwhile. The next save fsyncs the
  * folder, which makes the move durable; a crash before it leaves the state file where it was.
  */
-export async function backUpState(path: string, now: Date): Promise<string | undefined> {
-  const file = await openState(path);
+export async function backUpState(
+  path: string,
+  now: Date,
+  setting = STATE_SETTING,
+): Promise<string | undefined> {
+  const file = await openState(path, setting);
   if (file === undefined) return undefined;
   await file.close();
   // 20261123T144802Z: sorts by time, and holds no character a file system refuses.
@@ -170,7 +188,11 @@ export async function backUpState(path: string, now: Date): Promise<string | und
     try {
       await nodeFs().rename(path, backup);
     } catch (error) {
-      throw new StateFileError(`cannot move ${path} to ${backup}: ${(error as Error).message}`);
+      const fault = fileFault(error, 'move aside, as --reset asks, the watch state file', path, setting);
+      if (fault instanceof FileSystemError) throw fault;
+      throw new StateFileError(
+        `cannot move ${shownPath(path)} to ${shownPath(backup)}: ${(error as Error).message}`,
+      );
     }
     return backup;
   }
@@ -187,13 +209,16 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Writes the state; a failure is a StateFileError, which stops the watcher (its cursor would drift). */
-export async function saveState(path: string, state: WatchState): Promise<void> {
+export async function saveState(path: string, state: WatchState, setting = STATE_SETTING): Promise<void> {
   const { cursor, service, filters, delivered, updatedAt, skipped } = state;
   const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt, skipped };
   try {
     await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
   } catch (error) {
-    throw new StateFileError(`cannot write ${path}: ${(error as Error).message}`);
+    // A full or read-only disk says so, with its fix: the state itself is fine.
+    const fault = fileFault(error, 'write the watch state file', path, setting);
+    if (fault instanceof FileSystemError) throw fault;
+    throw new StateFileError(`cannot write ${shownPath(path)}: ${(error as Error).message}`);
   }
 }
 
@@ -205,9 +230,13 @@ export async function saveState(path: string, state: WatchState): Promise<void> 
 export function stateMismatch(state: WatchState, service: string, filters: FeedFilters): string | undefined {
   const same = (a: string | undefined, b: string | undefined) =>
     (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
-  if (state.service !== service) return `it follows ${state.service || 'another service'}, not ${service}`;
+  // The file's values are outside text: anyone could have written them, a pasted key among them.
+  const quote = (value: string) => echoValue(value, []);
+  if (state.service !== service)
+    return `it follows ${state.service ? quote(state.service) : 'another service'}, not ${service}`;
   if (!same(state.filters.type, filters.type) || !same(state.filters.model, filters.model)) {
-    const show = (f: FeedFilters) => `--type ${f.type ?? '(any)'} --model ${f.model ?? '(any)'}`;
+    const show = (f: FeedFilters) =>
+      `--type ${f.type === undefined ? '(any)' : quote(f.type)} --model ${f.model === undefined ? '(any)' : quote(f.model)}`;
     return `it was saved with ${show(state.filters)}, and this run has ${show(filters)}`;
   }
   return undefined;

@@ -12,6 +12,7 @@ import {
   ConfigError,
   DeliveryError,
   FeedContractError,
+  FileSystemError,
   ForbiddenError,
   RateLimitError,
   UnreadableChangeError,
@@ -50,6 +51,8 @@ export interface WatcherDeps {
    * (`--sandbox`: each in-process sandbox is new, so no earlier run's cursor fits it).
    */
   statePath: string | undefined;
+  /** Where the state path came from, for a message's fix. @default "--state" */
+  stateSetting?: string;
   /** The base URL as stored in the state file (no credentials). */
   service: string;
   now(): number;
@@ -83,6 +86,8 @@ function isFatal(error: unknown): boolean {
     error instanceof AuthError ||
     error instanceof ForbiddenError ||
     error instanceof StateFileError ||
+    // A full disk may free up, but the cursor cannot wait on it: the next run starts from it.
+    error instanceof FileSystemError ||
     // A broken `latest` or an unreadable change is the service's bug: polling again would only
     // meet it again.
     error instanceof FeedContractError ||
@@ -122,7 +127,7 @@ export async function runWatcher(
       delivered: state.delivered + delivered,
       updatedAt: new Date(deps.now()).toISOString(),
     };
-    if (deps.statePath !== undefined) await saveState(deps.statePath, state);
+    if (deps.statePath !== undefined) await saveState(deps.statePath, state, deps.stateSetting);
     status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
   };
 
@@ -198,14 +203,14 @@ export async function runWatcher(
     const path = deps.statePath;
     if (options.reset && path !== undefined) {
       // Whatever the file holds (another feed's cursor, or no state at all) is kept as it was.
-      const backup = await backUpState(path, new Date(deps.now()));
+      const backup = await backUpState(path, new Date(deps.now()), deps.stateSetting);
       log.info(
         backup === undefined
           ? `--reset: no state was saved in ${path}; starting from --since`
           : `--reset: the saved state is kept as ${backup}; starting from --since`,
       );
     }
-    const saved = path === undefined ? undefined : await readState(path);
+    const saved = path === undefined ? undefined : await readState(path, deps.stateSetting);
     if (saved) {
       const mismatch = stateMismatch(saved, deps.service, options.filters);
       if (mismatch) {
@@ -214,6 +219,10 @@ export async function runWatcher(
         );
       }
       state = saved;
+      // Saved again, unchanged, before anything is delivered: a file that cannot be written (immutable,
+      // a full or read-only disk) is found now, not after a page was delivered it cannot record.
+      await deps.checkLock?.();
+      if (path !== undefined) await saveState(path, saved, deps.stateSetting);
       // Shown from the start, not only after the first page: where this run carries on from.
       status.update({ cursor: saved.cursor });
       log.info(`continuing after change time ${saved.cursor} (${kept})`);
@@ -235,6 +244,8 @@ export async function runWatcher(
     return failed(error);
   }
 
+  // Named in a message about an answer that breaks the feed's contract, as other service errors do.
+  const host = URL.canParse(deps.service) ? new URL(deps.service).host : '';
   let failures = 0;
   for (;;) {
     const cycleStart = deps.now();
@@ -247,7 +258,7 @@ export async function runWatcher(
       status.update({ lastPoll: cycleStart, nextPoll: undefined, note: undefined });
       if (!cursorKnown) {
         calls++;
-        const newest = await newestChangeTime(api, options.filters, signal, deps.now);
+        const newest = await newestChangeTime(api, options.filters, signal, deps.now, host);
         await save(newest, 0);
         cursorKnown = true;
         log.info(`starting after change time ${newest}, the newest change now (${kept})`);
@@ -262,6 +273,7 @@ export async function runWatcher(
         },
         now: deps.now,
         skip: skip === undefined ? undefined : { id: skip, record: recordSkip },
+        host,
         signal,
       });
       if (skip !== undefined) {

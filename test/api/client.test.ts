@@ -6,6 +6,7 @@ import { describeError } from '../../src/describe-error.js';
 import {
   AbortedError,
   AuthError,
+  FeedContractError,
   ForbiddenError,
   NetworkError,
   NotFoundError,
@@ -114,10 +115,10 @@ describe('REST client: requests and parsing', () => {
     const error = await readPageAfter(client(), 1700000000, {}, new AbortController().signal).catch(
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toBeInstanceOf(FeedContractError);
     const text = describeError(error);
     expect(text).toMatch(
-      /^Unexpected response from the service at feed\.test: latest: 1700000000 does not move past since=1700000000 although 1 change came \(HTTP 200, \/api\/v1\/changes\?since=1700000000&limit=/,
+      /^The answer of the service at feed\.test to GET \/api\/v1\/changes\?since=1700000000&limit=\d+ breaks the change feed's contract: latest: 1700000000 does not move past since=1700000000 although 1 change came\. The cursor stays at 1700000000/,
     );
     // Without since (newest first) latest is no cursor to move: the same page is fine.
     await expect(client().readChanges({ limit: 1 })).resolves.toBeDefined();

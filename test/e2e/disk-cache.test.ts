@@ -76,6 +76,27 @@ describe('the disk cache', () => {
       expect(() => JSON.parse(readFileSync(join(folder, name), 'utf8'))).not.toThrow();
   });
 
+  it('an entry whose bytes were changed, still valid JSON, is not served: the service is asked again', async () => {
+    const home = cacheHome();
+    const first = await run(['call', 'search_models', '--vendor', 'openai', '--limit', '1'], env(home));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('in $5 /');
+    const folder = join(home, 'model-feed-mcp');
+    let changed = 0;
+    for (const name of readdirSync(folder)) {
+      const text = readFileSync(join(folder, name), 'utf8');
+      const edited = text.replace('"inputPerMillion":5,', '"inputPerMillion":0.05,');
+      if (edited !== text) changed++;
+      writeFileSync(join(folder, name), edited);
+    }
+    expect(changed).toBe(1);
+    const before = modelReads();
+    const again = await run(['call', 'search_models', '--vendor', 'openai', '--limit', '1'], env(home));
+    expect(again.code, again.stderr).toBe(0);
+    expect(modelReads()).toBe(before + 1);
+    expect(again.stdout).toBe(first.stdout);
+  });
+
   it('--no-disk-cache and MODEL_FEED_DISK_CACHE=0 turn it off', async () => {
     const home = cacheHome();
     await run(['call', 'search_models', '--no-disk-cache'], env(home));

@@ -133,7 +133,31 @@ describe('a `latest` that breaks the cursor contract', () => {
     expect(last).toMatch(/^model-feed-mcp: .*latest=1782856045000, .* years past this machine's clock/);
     expect(last).toContain('looks like milliseconds');
     expect(last).toContain('The cursor stays at 0');
+    expect(last).toContain(new URL(feed.url).host);
     expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(0);
+  }, 30_000);
+});
+
+describe('a `latest` that does not move past the cursor', () => {
+  it('stops with exit 1, naming the service host as its other service errors do', async () => {
+    const feed = await stub((_req, res, url) => {
+      res.writeHead(200, PRO);
+      const since = Number(url.searchParams.get('since') ?? 0);
+      res.end(
+        JSON.stringify({ items: [change('evt-stuck-1')], nextCursor: null, latest: since || 1_782_856_000 }),
+      );
+    });
+    const state = statePath();
+    const run = await runWatch(
+      ['--since', '1782856000', '--state', state],
+      watchEnv({ url: feed.url, key: KEY }),
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const last = run.stderr.trimEnd().split('\n').at(-1) as string;
+    expect(last).toContain('does not move past');
+    expect(last).toContain(new URL(feed.url).host);
+    expect(last).not.toMatch(/ (at|from|of) [:,.(]/);
+    expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(1_782_856_000);
   }, 30_000);
 });
 

@@ -439,7 +439,7 @@ describe.skipIf(process.platform === 'win32')('atom sink: the file it writes', (
     expect((await readdir(join(dir, 'feeds'))).sort()).toEqual(['changes.atom', 'hop.atom']);
   });
 
-  it('creates the target of a dangling link, and gives up on a loop of links with ELOOP', async () => {
+  it('creates the target of a dangling link, and stops on a loop of links with ELOOP', async () => {
     await mkdir(join(dir, 'feeds'));
     await mkdir(join(dir, 'www'));
     await symlink(join(dir, 'www', 'changes.atom'), path);
@@ -454,10 +454,8 @@ describe.skipIf(process.platform === 'win32')('atom sink: the file it writes', (
 
     const loop = join(dir, 'feeds', 'loop.atom');
     await symlink('loop.atom', loop);
-    const looping = await atomSink({ path: loop });
-    expect(warnings.at(-1)).toContain('(ELOOP)');
-    await looping.deliver(delivery(), never);
-    await expect(looping.flush(never)).rejects.toMatchObject({ code: 'ELOOP' });
+    // A feed that cannot be read is not replaced: its entries would be lost.
+    await expect(atomSink({ path: loop })).rejects.toMatchObject({ code: 'ELOOP' });
     expect((await lstat(loop)).isSymbolicLink()).toBe(true);
   });
 });

@@ -23,7 +23,11 @@ import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../../store/atomic-file.js';
+import { fileFault, shownPath } from '../../store/file-fault.js';
+import { removeLeftovers } from '../../store/leftovers.js';
+import { LockedError } from '../../store/lock.js';
 import { openRegular, readHead as readFileHead } from '../../store/open-regular.js';
+import { withWriteLock } from '../../store/write-lock.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
 import { VERSION } from '../../version.js';
 import type { Sink } from './sink.js';
@@ -263,7 +267,7 @@ function readEnvelope(base64: string): Delivery | undefined {
 async function readHead(path: string): Promise<string | undefined> {
   const opened = await openRegular(path, { followLink: true });
   if (opened.kind === 'missing') return undefined;
-  if (opened.kind === 'refused') throw fsError('ENOTFILE', `${path} ${opened.reason}`);
+  if (opened.kind === 'refused') throw fsError(NOT_A_FILE, `it ${opened.reason}`);
   try {
     return (await readFileHead(opened.file, Math.min(opened.size, MAX_READ_BYTES)))
       .subarray(0, MAX_READ_BYTES)
@@ -272,6 +276,9 @@ async function readHead(path: string): Promise<string | undefined> {
     await opened.file.close();
   }
 }
+
+/** Our code for a path that holds no regular file of this user's: replaced, as a foreign feed is. */
+const NOT_A_FILE = 'ENOTFILE';
 
 /** As many links as Linux follows in one path (SYMLOOP_MAX) before it gives up with ELOOP. */
 const MAX_LINK_HOPS = 40;
@@ -301,15 +308,6 @@ async function linkTarget(path: string): Promise<string> {
   throw fsError('ELOOP', `${path}: too many levels of symbolic links`);
 }
 
-/**
- * Replaces the feed atomically, through a symlink: the temp file goes beside the link's target,
- * so the rename stays on one filesystem and the link stays a link.
- */
-async function writeFeed(path: string, text: string): Promise<void> {
-  const target = await linkTarget(path);
-  await writeFileAtomic(target, text, { mode: await modeToKeep(target) });
-}
-
 interface Loaded {
   entries: Delivery[];
   /** False when the file should be rewritten even without a new delivery: missing, foreign, damaged. */
@@ -322,12 +320,17 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
     text = await readHead(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    warn(`atom feed ${oneLine(path)} could not be read (${code}); starting an empty feed`);
+    // A feed that is there but cannot be read (permission denied, say) stops the sink: replacing
+    // it would drop every entry in it.
+    if (code !== NOT_A_FILE) throw fileFault(error, 'read the Atom feed', path, '--atom');
+    warn(
+      `atom feed ${shownPath(path)} could not be read (${code}): ${(error as Error).message}; it will be replaced`,
+    );
     return { entries: [], intact: false };
   }
   if (text === undefined) return { entries: [], intact: false };
   if (!text.includes(`xmlns:mf="${EXTENSION_NAMESPACE}"`)) {
-    warn(`atom feed ${oneLine(path)} was not written by model-feed-mcp; it will be replaced`);
+    warn(`atom feed ${shownPath(path)} was not written by model-feed-mcp; it will be replaced`);
     return { entries: [], intact: false };
   }
   const entries: Delivery[] = [];
@@ -349,47 +352,81 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
   const complete = /<\/feed>\s*$/.test(text);
   if (dropped > 0 || !complete) {
     const what = dropped > 0 ? `${dropped} of its entries could not be read back` : 'it is incomplete';
-    warn(`atom feed ${oneLine(path)}: ${what}; it will be rewritten`);
+    warn(`atom feed ${shownPath(path)}: ${what}; it will be rewritten`);
   }
   return { entries, intact: dropped === 0 && complete };
 }
 
-/** Loads the entries an earlier run wrote to `options.path`, then keeps the file up to date. */
+/** `fresh` (newest first) on top of the file's entries, unique by entry id, at most ATOM_MAX_ENTRIES. */
+function merged(fresh: readonly Delivery[], stored: readonly Delivery[]): Delivery[] {
+  const keys = new Set(fresh.map((delivery) => atomEntryId(delivery.event.id)));
+  const rest = stored.filter((delivery) => !keys.has(atomEntryId(delivery.event.id)));
+  return [...fresh, ...rest].slice(0, ATOM_MAX_ENTRIES);
+}
+
+/**
+ * Reads the entries an earlier run wrote to `options.path`, then keeps the file up to date. Each
+ * rewrite holds a lock beside the file and reads it again first, so two watchers writing one feed
+ * (one per `--type`, say) keep each other's entries.
+ */
 export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
   const now = options.now ?? (() => new Date());
-  const loaded = await load(options.path, options.warn);
-  /** Newest first, at most ATOM_MAX_ENTRIES, unique by entry id. */
-  let entries = loaded.entries;
-  /** Bumped by every change; the file holds `written`. */
-  let version = loaded.intact ? 0 : 1;
-  let written = 0;
+  const { path } = options;
+  const loaded = await load(path, options.warn);
+  /** Delivered and not yet written, newest first, unique by entry id. */
+  let fresh: Delivery[] = [];
+  /** The file must be rewritten even without a delivery: missing, foreign or damaged. */
+  let stale = !loaded.intact;
   let closed = false;
-  /** Flushes run one after another, so `written` always names what the file holds. */
+  /** Temp files a killed writer left beside the feed were removed. */
+  let cleaned = false;
+  /** Flushes run one after another, so two never write the same entries. */
   let flushes: Promise<void> = Promise.resolve();
 
-  async function writeIfChanged(signal: AbortSignal): Promise<void> {
-    if (version === written) return;
+  async function write(signal: AbortSignal): Promise<void> {
+    if (fresh.length === 0 && !stale) return;
     if (signal.aborted) throw signal.reason;
-    const target = version;
-    await writeFeed(options.path, renderFeed(options, entries, now()));
-    written = target;
+    const writing = fresh;
+    try {
+      // Through a symlink: the temp file goes beside the link's target, so the rename stays on one
+      // file system and the link stays a link.
+      const target = await linkTarget(path);
+      await withWriteLock(target, signal, async () => {
+        // Once per run: the folder may be a web server's, with many files to list.
+        if (!cleaned) await removeLeftovers(target);
+        cleaned = true;
+        // Read again under the lock: another watcher may have added entries since.
+        const stored = (await load(path, () => {})).entries;
+        const text = renderFeed(options, merged(writing, stored), now());
+        await writeFileAtomic(target, text, { mode: await modeToKeep(target) });
+      });
+    } catch (error) {
+      if (error instanceof LockedError) {
+        const who = error.holder ? `process ${error.holder.pid}` : 'another process';
+        throw new DeliveryError(
+          `${label}: ${who} has held its lock ${shownPath(error.path)} for longer than a rewrite takes`,
+          false,
+        );
+      }
+      throw fileFault(error, 'write the Atom feed', path, '--atom');
+    }
+    // Deliveries made while it was written stay for the next flush.
+    fresh = fresh.filter((delivery) => !writing.includes(delivery));
+    stale = false;
   }
 
-  const label = `atom ${oneLine(options.path)}`;
+  const label = `atom ${shownPath(path)}`;
 
   return {
     label,
     async deliver(delivery, signal) {
       if (signal.aborted) throw signal.reason;
       if (closed) throw new DeliveryError(`${label}: the sink is closed`, false);
-      const key = atomEntryId(delivery.event.id);
       // A redelivery or an update (a verification, a new price) replaces the entry and moves it up.
-      const rest = entries.filter((entry) => atomEntryId(entry.event.id) !== key);
-      entries = [delivery, ...rest].slice(0, ATOM_MAX_ENTRIES);
-      version += 1;
+      fresh = merged([delivery], fresh);
     },
     flush(signal) {
-      const run = flushes.then(() => writeIfChanged(signal));
+      const run = flushes.then(() => write(signal));
       flushes = run.catch(() => {});
       return run;
     },

@@ -6,12 +6,12 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError, DeliveryError } from '../../errors.js';
+import { ConfigError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { ensureFolder, FILE_MODE } from '../../store/atomic-file.js';
+import { fileFault, shownPath } from '../../store/file-fault.js';
 import { refusal } from '../../store/open-regular.js';
-import { oneLine } from '../../text/terminal.js';
 import type { Sink } from './sink.js';
 
 async function endsWithNewline(handle: FileHandle): Promise<boolean> {
@@ -22,39 +22,72 @@ async function endsWithNewline(handle: FileHandle): Promise<boolean> {
   return last[0] === 0x0a;
 }
 
-export async function createJsonlSink(path: string): Promise<Sink> {
-  await ensureFolder(dirname(path));
-  // Opened without blocking and judged on the descriptor: appending to a FIFO would block once its
-  // buffer filled, and a device or a folder is no log.
+/**
+ * The file at `path`, opened to append. Opened without blocking and judged on the descriptor:
+ * appending to a FIFO would block once its buffer filled, and a device or a folder is no log.
+ */
+async function openLog(path: string): Promise<FileHandle> {
   const { constants } = process.getBuiltinModule('node:fs');
-  const handle = await nodeFs().open(
-    path,
-    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
-    FILE_MODE,
-  );
+  let handle: FileHandle;
+  try {
+    await ensureFolder(dirname(path));
+    handle = await nodeFs().open(
+      path,
+      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0),
+      FILE_MODE,
+    );
+  } catch (error) {
+    throw fileFault(error, 'open the JSONL file', path, '--jsonl');
+  }
   const reason = refusal(await handle.stat(), undefined);
   if (reason !== undefined) {
     await handle.close();
     throw new ConfigError(
-      `--jsonl ${oneLine(path)} ${reason}: give the path of a regular file, or of none yet.`,
+      `--jsonl ${shownPath(path)} ${reason}: give the path of a regular file, or of none yet.`,
       '--jsonl',
       '--jsonl',
     );
   }
+  return handle;
+}
+
+/**
+ * Whether `path` still names the file `handle` has open. Log rotation moves the file away (and may
+ * delete it) or puts another in its place: appending to the old one would lose every later line.
+ */
+async function stillAt(handle: FileHandle, path: string): Promise<boolean> {
+  const open = await handle.stat();
+  const now = await nodeFs()
+    .stat(path)
+    .catch(() => undefined);
+  return now !== undefined && now.dev === open.dev && now.ino === open.ino;
+}
+
+/**
+ * `warn`: told when part of a failed page could not be taken back (an append-only file), so the
+ * retry will repeat it.
+ */
+export async function createJsonlSink(path: string, warn: (message: string) => void): Promise<Sink> {
+  let handle = await openLog(path);
+  /** The file ends with a line cut short by a crash: closed with a newline before the next one. */
+  let torn = !(await endsWithNewline(handle));
   let pending: string[] = [];
-  if (!(await endsWithNewline(handle))) pending.push('\n');
-  const fail = (error: unknown) =>
-    new DeliveryError(`cannot append to ${path}: ${(error as Error).message}`, false);
 
   return {
-    label: `jsonl ${path}`,
+    label: `jsonl ${shownPath(path)}`,
     async deliver({ envelope }) {
       // Buffered and written with the page: one write and one fsync per page, not per change.
       pending.push(`${envelopeJson(envelope)}\n`);
     },
     async flush() {
       if (pending.length === 0) return;
-      const text = pending.join('');
+      if (!(await stillAt(handle, path))) {
+        const moved = handle;
+        handle = await openLog(path);
+        torn = !(await endsWithNewline(handle));
+        await moved.close();
+      }
+      const text = `${torn ? '\n' : ''}${pending.join('')}`;
       const { size } = await handle.stat();
       try {
         await handle.appendFile(text);
@@ -62,10 +95,19 @@ export async function createJsonlSink(path: string): Promise<Sink> {
       } catch (error) {
         // Part of the page may have been written (a full disk): taken back, so that the retry's
         // first line does not run on from a torn one.
-        await handle.truncate(size).catch(() => {});
-        throw fail(error);
+        await handle.truncate(size).catch(async (refused: NodeJS.ErrnoException) => {
+          const left = (await handle.stat().catch(() => ({ size })))?.size - size;
+          if (left > 0)
+            warn(
+              `could not take back the ${left} bytes of a failed page appended to ${shownPath(path)} (${refused.code ?? refused.message}): the next delivery repeats those changes (deduplicate on deliveryId)`,
+            );
+        });
+        // What stays may end in a cut line: the retry closes it first.
+        torn = !(await endsWithNewline(handle).catch(() => false));
+        throw fileFault(error, 'append to', path, '--jsonl');
       }
       pending = [];
+      torn = false;
     },
     async close() {
       await handle.close();
