@@ -40,7 +40,7 @@ import {
   TooManyAnswers,
   type TtyInput,
 } from '../setup/prompt.js';
-import { type ConfigFile, readConfig, userOnly, writeConfig } from '../setup/write.js';
+import { type ConfigFile, readConfig, readOnlyProblem, userOnly, writeConfig } from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
 import { echoValue, redactSecrets } from '../text/redact.js';
 import { oneLine, terminalSafe } from '../text/terminal.js';
@@ -386,6 +386,10 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
       // A bug of ours, reported for this client alone: the other clients are still configured.
       return problem(`${file.path}: ${describeError(error, 'shell')} Left it unchanged.`);
     }
+  }
+  if (after !== before) {
+    const readOnly = await readOnlyProblem(file);
+    if (readOnly) return problem(readOnly);
   }
   if (!entry) return removeFromFile(target, file, after, ctx, say, problem);
   if (after === before) {

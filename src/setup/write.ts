@@ -108,6 +108,27 @@ export async function readConfig(path: string): Promise<ConfigFile> {
   };
 }
 
+/**
+ * Why `file` must not be rewritten, or undefined. A file its owner made read-only is the user's
+ * choice, and a rename would replace it regardless (renaming needs only the folder's write
+ * permission), leaving a writable file in its place. Root may write anything, so for root the mode
+ * alone tells; for anyone else, whether the system lets this user write the file.
+ */
+export async function readOnlyProblem(file: ConfigFile): Promise<string | undefined> {
+  if (file.mode === undefined) return undefined;
+  const mode = file.mode.toString(8).padStart(4, '0');
+  if ((file.mode & 0o200) === 0) {
+    return `${file.path} is read-only (mode ${mode}); left it alone. To let setup change it, make it writable (chmod u+w ${file.path}), then run setup again.`;
+  }
+  if (process.platform === 'win32' || process.getuid?.() === 0) return undefined;
+  try {
+    await nodeFs().access(file.path, constants.W_OK);
+    return undefined;
+  } catch {
+    return `${file.path} is read-only for this user (mode ${mode}, owner uid ${file.owner?.uid}); left it alone. Run setup as the user the file belongs to, or make it writable for this one.`;
+  }
+}
+
 /** `<file>.<YYYYMMDD-HHMMSS>.bak`, never over an older backup. */
 export function backupName(path: string, now: Date, attempt: number): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);

@@ -4,7 +4,7 @@
  * a temp file left by a killed run (it may hold the key) is removed by the next run.
  */
 
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -77,4 +77,39 @@ describe('any size of valid client file', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(path, 'utf8')).toContain(sandbox.key);
   }, 300_000);
+});
+
+describe('a read-only client file', () => {
+  const GEMINI = '{\n  "theme": "dark"\n}\n';
+
+  it('is refused, named with the fix, and keeps its bytes and its mode; the other clients are still configured', async () => {
+    const home = tempFolder('mf-setup-safety-');
+    const path = join(home, '.gemini/settings.json');
+    put(path, GEMINI, 0o444);
+    const result = await setup(['--client', 'gemini,cursor'], envFor(home), `${sandbox.key}\n`);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(
+      `Gemini CLI: ${path} is read-only (mode 0444); left it alone. To let setup change it, make it writable (chmod u+w ${path}), then run setup again.`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(GEMINI);
+    expect(statSync(path).mode & 0o777).toBe(0o444);
+    expect(readdirSync(dirname(path))).toEqual(['settings.json']);
+    expect(result.stdout).toContain('Cursor: added model-feed to');
+  });
+
+  it('--remove refuses it too, and deletes none of its backups', async () => {
+    const home = tempFolder('mf-setup-safety-');
+    const path = join(home, '.gemini/settings.json');
+    put(path, GEMINI, 0o600);
+    expect((await setup(['--client', 'gemini'], envFor(home), `${sandbox.key}\n`)).code).toBe(0);
+    const withEntry = readFileSync(path, 'utf8');
+    put(`${path}.20260101-000000.bak`, withEntry, 0o600);
+    chmodSync(path, 0o400);
+    const removed = await setup(['--client', 'gemini', '--remove'], envFor(home));
+    expect(removed.code, removed.stderr).toBe(1);
+    expect(removed.stderr).toContain(`Gemini CLI: ${path} is read-only (mode 0400); left it alone.`);
+    expect(readFileSync(path, 'utf8')).toBe(withEntry);
+    expect(statSync(path).mode & 0o777).toBe(0o400);
+    expect(readdirSync(dirname(path))).toContain('settings.json.20260101-000000.bak');
+  });
 });
