@@ -40,6 +40,8 @@ import {
   TooManyAnswers,
   type TtyInput,
 } from '../setup/prompt.js';
+import { findLeftovers, WriteStopped } from '../setup/replace-file.js';
+import { EXIT_BY_SIGNAL, noStopSignals, type StopSignals, watchStopSignals } from '../setup/stop-signals.js';
 import { type ConfigFile, readConfig, readOnlyProblem, userOnly, writeConfig } from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
 import { echoValue, redactSecrets } from '../text/redact.js';
@@ -68,6 +70,8 @@ export interface SetupFacts {
   runProgram: RunProgram;
   /** The parsers' chunk, loaded on first use. */
   loadFormats(): Promise<FormatLib>;
+  /** Handlers for SIGINT, SIGTERM and SIGHUP while setup runs. @default none (signals never come) */
+  watchStopSignals?(): StopSignals;
 }
 
 /** The real machine. HOME (USERPROFILE on Windows) comes from the environment the CLI was given. */
@@ -100,6 +104,10 @@ export function hostFacts(io: CliIo): SetupFacts {
     exists: existsSync,
     runProgram,
     loadFormats: () => import('../setup/formats.js'),
+    watchStopSignals: () =>
+      watchStopSignals(() => {
+        if (process.stdin.isTTY) process.stdin.setRawMode(false);
+      }, io.stderr),
   };
 }
 
@@ -332,6 +340,7 @@ interface Context {
   lib: FormatLib;
   print: boolean;
   key: string | undefined;
+  stops: StopSignals;
 }
 
 /** Reports one client's problem on stderr; resolves false, as a client left alone. */
@@ -367,6 +376,7 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
   } catch (error) {
     return fileProblem(problem, 'read', target.file, error);
   }
+  const cleaned = await removeLeftovers(file.path, ctx, say, problem);
   const before = file.text ?? '';
   let after = before;
   if (file.text !== undefined || entry) {
@@ -391,27 +401,34 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
     const readOnly = await readOnlyProblem(file);
     if (readOnly) return problem(readOnly);
   }
-  if (!entry) return removeFromFile(target, file, after, ctx, say, problem);
+  if (!entry) return (await removeFromFile(target, file, after, ctx, say, problem)) && cleaned;
   if (after === before) {
     say(`${file.path} already has this ${SERVER_NAME} entry; unchanged.`);
-    return true;
+    return cleaned;
   }
   if (ctx.print) {
     ctx.io.stdout(
       shownDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path, ctx.key),
     );
-    return true;
+    return cleaned;
   }
   try {
     // The file now holds the key: user-only. A backup of a file without our entry holds no key of
     // ours and keeps the file's mode, which --remove restores from it.
-    const backup = await writeConfig(file, after, ctx.facts.now(), {
-      mode: userOnly(file.mode),
-      backupMode: holdsEntry(client, ctx.lib, before) ? userOnly(file.mode) : file.mode,
-    });
+    const backup = await writeConfig(
+      file,
+      after,
+      ctx.facts.now(),
+      {
+        mode: userOnly(file.mode),
+        backupMode: holdsEntry(client, ctx.lib, before) ? userOnly(file.mode) : file.mode,
+      },
+      ctx.stops,
+    );
     say(`added ${SERVER_NAME} to ${file.path}${backup ? ` (backup: ${backup})` : ''}`);
-    return true;
+    return cleaned;
   } catch (error) {
+    if (error instanceof WriteStopped) return problem(`stopped before writing; ${file.path} left unchanged.`);
     return fileProblem(problem, 'write', file.path, error);
   }
 }
@@ -441,11 +458,16 @@ async function removeFromFile(
   }
   if (changed) {
     try {
-      await writeConfig(file, after, ctx.facts.now(), {
-        mode: mode ?? userOnly(undefined),
-        backupMode: undefined,
-      });
+      await writeConfig(
+        file,
+        after,
+        ctx.facts.now(),
+        { mode: mode ?? userOnly(undefined), backupMode: undefined },
+        ctx.stops,
+      );
     } catch (error) {
+      if (error instanceof WriteStopped)
+        return problem(`stopped before writing; ${file.path} left unchanged.`);
       return fileProblem(problem, 'write', file.path, error);
     }
   }
@@ -466,6 +488,33 @@ async function removeFromFile(
         ? `removed ${SERVER_NAME} from ${file.path}${mode !== file.mode && mode !== undefined ? ` (mode ${mode.toString(8).padStart(4, '0')} again, as before setup)` : ''}`
         : `${file.path} has no ${SERVER_NAME} entry; unchanged`;
   say(`${head}${deleted.length ? `; deleted ${listed(deleted)}` : ''}.`);
+  return ok;
+}
+
+/**
+ * Deletes the temp files a setup that was killed left beside `path` (with --print, names them): a
+ * config's temp file holds the key. Resolves false when one could not be deleted.
+ */
+async function removeLeftovers(
+  path: string,
+  ctx: Context,
+  say: (text: string) => void,
+  problem: Problem,
+): Promise<boolean> {
+  let ok = true;
+  for (const leftover of await findLeftovers(path)) {
+    const why = 'left by a setup that was stopped (it may hold a key)';
+    if (ctx.print) {
+      say(`would delete ${leftover}, ${why}.`);
+      continue;
+    }
+    try {
+      await nodeFs().rm(leftover, { force: true });
+      say(`deleted ${leftover}, ${why}.`);
+    } catch (error) {
+      ok = fileProblem(problem, 'delete', leftover, error);
+    }
+  }
   return ok;
 }
 
@@ -565,7 +614,7 @@ async function checkKey(
   return config;
 }
 
-async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<number> {
+async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopSignals): Promise<number> {
   if (flags.sandbox) {
     throw new Stop(
       EXIT.usage,
@@ -574,7 +623,7 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
   }
   const chosen = await chooseTargets(flags, findTargets(facts, io.env), facts, io);
   const lib = await facts.loadFormats();
-  const ctx: Context = { facts, io, lib, print: flags.print === true, key: undefined };
+  const ctx: Context = { facts, io, lib, print: flags.print === true, key: undefined, stops };
   let entry: ServerEntry | undefined;
   let vscodeEntry: ServerEntry | undefined;
   if (!flags.remove) {
@@ -604,12 +653,21 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
     vscodeEntry = entryFor(launch, config.baseUrl ?? baseUrl, undefined);
   }
   const configured: ClientDef[] = [];
+  stops.holdForWrites();
   for (const target of chosen) {
+    if (stops.received) break;
     const forClient = target.client.keyInFile ? entry : vscodeEntry;
     const ok = target.claude
       ? await applyWithClaude(target.claude, forClient, ctx)
       : await applyToFile(target, forClient, ctx);
     if (ok) configured.push(target.client);
+  }
+  if (stops.received) {
+    const left = chosen.filter((t) => !configured.includes(t.client)).map((t) => t.client.name);
+    io.stderr(
+      `model-feed-mcp setup: stopped by ${stops.received}${left.length ? `; not done: ${left.join(', ')}` : ''}.\n`,
+    );
+    return EXIT_BY_SIGNAL[stops.received];
   }
   const next = flags.remove || ctx.print ? undefined : nextSteps(configured, SERVER_NAME);
   if (next) io.stderr(`${next}\n`);
@@ -621,8 +679,9 @@ export async function runSetup(
   io: CliIo,
   facts: SetupFacts = hostFacts(io),
 ): Promise<number> {
+  const stops = facts.watchStopSignals?.() ?? noStopSignals();
   try {
-    return await run(flags, io, facts);
+    return await run(flags, io, facts, stops);
   } catch (error) {
     if (error instanceof Stop) {
       io.stderr(`model-feed-mcp setup: ${error.message}\n`);
@@ -649,5 +708,7 @@ export async function runSetup(
       return EXIT.usage;
     }
     throw error;
+  } finally {
+    stops.dispose();
   }
 }

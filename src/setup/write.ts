@@ -14,8 +14,9 @@ import { constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { nodeFs } from '../lazy-node.js';
-import { FILE_MODE, FOLDER_MODE, writeFileAtomic } from '../store/atomic-file.js';
+import { FILE_MODE, FOLDER_MODE } from '../store/atomic-file.js';
 import { UnusableFileError } from './problems.js';
+import { copyWhole, replaceFile, type WriteGuard, WriteStopped } from './replace-file.js';
 
 export interface Owner {
   uid: number;
@@ -203,32 +204,42 @@ export interface WritePlan {
   backupMode: number | undefined;
 }
 
-/** Backs up the old file (if asked) and writes the new text; resolves with the backup's path. */
+/**
+ * Backs up the old file (if asked) and writes the new text; resolves with the backup's path. A
+ * write that `guard` stops before the rename takes its backup back too: the file is as it was.
+ */
 export async function writeConfig(
   file: ConfigFile,
   text: string,
   now: Date,
   plan: WritePlan,
+  guard: WriteGuard,
 ): Promise<string | undefined> {
   const owner = file.owner ?? (await ensureOwnedFolder(dirname(file.path)));
   let backup: string | undefined;
   if (file.text !== undefined && plan.backupMode !== undefined) {
+    const backupMode = plan.backupMode;
     for (let attempt = 0; backup === undefined; attempt++) {
       const name = backupName(file.path, now, attempt);
       try {
-        await nodeFs().copyFile(file.path, name, constants.COPYFILE_EXCL);
-        await nodeFs().chmod(name, plan.backupMode);
-        await giveTo(atPath(name), owner);
+        await copyWhole(file.path, name, guard, async (temp) => {
+          await nodeFs().chmod(temp, backupMode);
+          await giveTo(atPath(temp), owner);
+        });
         backup = name;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;
       }
     }
   }
-  // The temp file gets its owner before the rename: never seen with the wrong one.
-  await writeFileAtomic(file.path, file.bom ? BOM + text : text, {
-    mode: plan.mode,
-    prepare: (temp) => giveTo(temp, owner),
-  });
+  try {
+    // The temp file gets its owner before the rename: never seen with the wrong one.
+    await replaceFile(file.path, file.bom ? BOM + text : text, plan.mode, guard, (temp) =>
+      giveTo(temp, owner),
+    );
+  } catch (error) {
+    if (error instanceof WriteStopped && backup !== undefined) await nodeFs().rm(backup, { force: true });
+    throw error;
+  }
   return backup;
 }

@@ -58,10 +58,13 @@ const fails = (code: string) => async () => {
   throw Object.assign(new Error(`${code}: simulated`), { code });
 };
 
+/** A write nothing stops. */
+const UNSTOPPED = { signal: new AbortController().signal, track: () => () => {} };
+
 describe('writing a client config', () => {
   it('writes the new text, with a backup of the old, and nothing else beside it', async () => {
     const path = config();
-    const backup = await writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN);
+    const backup = await writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN, UNSTOPPED);
     expect(readFileSync(path, 'utf8')).toBe('{"new": true}\n');
     expect(readFileSync(backup!, 'utf8')).toBe(ORIGINAL);
     expect(readdirSync(join(path, '..')).sort()).toEqual(['mcp.json', 'mcp.json.20261123-120000.bak']);
@@ -74,7 +77,7 @@ describe('writing a client config', () => {
     const path = config();
     const file = await readConfig(path);
     vi.spyOn(fsp, call).mockImplementation(fails(code));
-    await expect(writeConfig(file, '{"new": true}\n', NOW, PLAN)).rejects.toThrow(code);
+    await expect(writeConfig(file, '{"new": true}\n', NOW, PLAN, UNSTOPPED)).rejects.toThrow(code);
     vi.restoreAllMocks();
     expect(readFileSync(path, 'utf8')).toBe(ORIGINAL);
     expect(readdirSync(join(path, '..')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
