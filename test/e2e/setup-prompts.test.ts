@@ -1,0 +1,43 @@
+/**
+ * What `setup` says back at its visible prompts, the built CLI on a pseudo-terminal: a key typed
+ * where the base URL is asked is neither quoted back nor offered as a host name.
+ */
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { spawnPty } from '../support/pty.js';
+import { tempFolder } from '../support/temp.js';
+import { BIN, NODE, scrubbedEnv } from './harness.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0 });
+});
+afterAll(() => sandbox.close());
+
+describe('a key typed at the base-URL prompt', () => {
+  it('is refused as a key, shown only by the terminal echoing the typing, and not offered as https://<key>', async () => {
+    const home = tempFolder('mf-setup-prompts-');
+    mkdirSync(join(home, '.cursor'));
+    // The sandbox's keys are 16 characters of letters, digits and a dash, like this one.
+    const typed = 'someKey-12345678';
+    const pty = spawnPty([NODE, BIN, 'setup', '--client', 'cursor'], {
+      env: scrubbedEnv({ HOME: home, PATH: '/usr/bin:/bin', TERM: 'dumb' }),
+    });
+    try {
+      await pty.waitFor('Service base URL');
+      const from = pty.output().length;
+      pty.type(`${typed}\r`);
+      await pty.waitFor('That looks like an API key, not a URL (not shown).', { from });
+      await pty.waitFor('Service base URL', { from });
+      const after = pty.output().slice(from).toLowerCase();
+      // Once: the terminal's own echo of the line as it was typed.
+      expect(after.split(typed.toLowerCase())).toHaveLength(2);
+      expect(after).not.toContain('enter for');
+    } finally {
+      await pty.close();
+    }
+  });
+});
