@@ -27,6 +27,7 @@ import { CLIENTS, type ClientDef, closestClientName, findClient, nextSteps } fro
 import { lineDiff } from '../setup/diff.js';
 import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
+import { maskSecretsInDiff } from '../setup/mask-secrets.js';
 import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../setup/problems.js';
 import {
   askLine,
@@ -147,8 +148,11 @@ class Stop extends Error {
 
 /** The service refused the key (401): at a terminal, where it was typed, it is asked for again. */
 class KeyRejected extends Stop {
-  constructor(readonly error: AuthError) {
-    super(EXIT.failed, `${describeError(error)}\nNothing was written.`);
+  constructor(
+    readonly error: AuthError,
+    secrets: readonly string[],
+  ) {
+    super(EXIT.failed, `${redactSecrets(describeError(error), secrets)}\nNothing was written.`);
   }
 }
 
@@ -184,7 +188,7 @@ async function chooseTargets(
     if (!detected.length) {
       throw new Stop(
         EXIT.usage,
-        `No MCP client found in ${facts.home}. Name the clients to configure with --client <name> (${CLIENT_NAMES}).`,
+        `No MCP client found in ${oneLine(facts.home)}. Name the clients to configure with --client <name> (${CLIENT_NAMES}).`,
       );
     }
     return detected;
@@ -198,7 +202,7 @@ async function chooseTargets(
   io.stderr('MCP clients (* = found on this machine):\n');
   targets.forEach((t, i) => {
     io.stderr(
-      `  ${i + 1}. ${t.detected ? '*' : ' '} ${t.client.name}  ${t.claude ? `(claude mcp add)` : t.file}\n`,
+      `  ${i + 1}. ${t.detected ? '*' : ' '} ${t.client.name}  ${t.claude ? `(claude mcp add)` : oneLine(t.file)}\n`,
     );
   });
   const defaults = targets.flatMap((t, i) => (t.detected ? [i] : []));
@@ -314,16 +318,17 @@ function masked(text: string, key: string | undefined): string {
 
 /**
  * A diff as `--print` shows it: the key given masked, and so is every key already in the file (the
- * one `--remove` takes out, the old one an add replaces), and nothing a terminal would obey.
+ * one `--remove` takes out, the old one an add replaces), every other secret-looking value (other
+ * servers' tokens), and nothing a terminal would obey. The file names are one line each.
  */
 function shownDiff(
   before: string,
   after: string,
   beforeName: string,
   afterName: string,
-  key: string | undefined,
+  ctx: Pick<Context, 'key' | 'secrets'>,
 ): string {
-  const diff = masked(lineDiff(before, after, beforeName, afterName), key);
+  const diff = masked(lineDiff(before, after, oneLine(beforeName), oneLine(afterName)), ctx.key);
   // Masked where it stands (a short value masked everywhere would garble the diff). VS Code's
   // `${input:…}` reference and the `<your key>` placeholder are not keys.
   const inFile = diff.replace(
@@ -331,7 +336,7 @@ function shownDiff(
     (all, head: string, value: string) =>
       /^(\$\{input:|<)/.test(value) ? all : `${head}${masked(value, value)}"`,
   );
-  return terminalSafe(inFile);
+  return terminalSafe(maskSecretsInDiff(redactSecrets(inFile, ctx.secrets)));
 }
 
 interface Context {
@@ -340,6 +345,8 @@ interface Context {
   lib: FormatLib;
   print: boolean;
   key: string | undefined;
+  /** What the settings hold that looks like a key (config.secrets): never shown. */
+  secrets: readonly string[];
   stops: StopSignals;
 }
 
@@ -365,9 +372,10 @@ function holdsEntry(client: ClientDef, lib: FormatLib, text: string): boolean {
 /** Edits one client's file; resolves false when it was left alone because of a problem. */
 async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: Context): Promise<boolean> {
   const { client } = target;
-  const say = (text: string): void => ctx.io.stdout(`${client.name}: ${text}\n`);
+  // Paths come from HOME and the XDG variables: one line each, whatever those hold.
+  const say = (text: string): void => ctx.io.stdout(`${client.name}: ${oneLine(text)}\n`);
   const problem: Problem = (text) => {
-    ctx.io.stderr(`${client.name}: ${text}\n`);
+    ctx.io.stderr(`${client.name}: ${oneLine(text)}\n`);
     return false;
   };
   let file: ConfigFile;
@@ -408,7 +416,7 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
   }
   if (ctx.print) {
     ctx.io.stdout(
-      shownDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path, ctx.key),
+      shownDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path, ctx),
     );
     return cleaned;
   }
@@ -451,7 +459,7 @@ async function removeFromFile(
   const changed = file.text !== undefined && after !== file.text;
   const mode = backups.modeBefore ?? file.mode;
   if (ctx.print) {
-    if (changed) ctx.io.stdout(shownDiff(file.text!, after, file.path, file.path, ctx.key));
+    if (changed) ctx.io.stdout(shownDiff(file.text!, after, file.path, file.path, ctx));
     if (backups.holding.length) say(`would delete ${listed(backups.holding.map((b) => b.path))}`);
     if (!changed && !backups.holding.length) say(`${file.path} has no ${SERVER_NAME} entry; unchanged.`);
     return true;
@@ -531,11 +539,16 @@ async function applyWithClaude(
   ctx: Context,
 ): Promise<boolean> {
   const shown = (args: readonly string[]): string =>
-    masked(
-      ['claude', ...args]
-        .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
-        .join(' '),
-      ctx.key,
+    terminalSafe(
+      redactSecrets(
+        masked(
+          ['claude', ...args]
+            .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+            .join(' '),
+          ctx.key,
+        ),
+        ctx.secrets,
+      ),
     );
   const remove = claudeRemoveArgs();
   if (ctx.print) {
@@ -603,12 +616,14 @@ async function checkKey(
     secrets: config.secrets,
     write: io.stderr,
   });
-  io.stderr(`Checking the key with ${config.baseUrl} …\n`);
+  // A key put in the base URL's path or the proxy's host is hidden, as call and doctor hide it.
+  const shown = (text: string): string => redactSecrets(text, config.secrets);
+  io.stderr(`Checking the key with ${shown(config.baseUrl)} …\n`);
   try {
     await authenticate(config, log);
   } catch (error) {
-    if (error instanceof AuthError) throw new KeyRejected(error);
-    throw new Stop(EXIT.failed, `${describeError(error)}\nNothing was written.`);
+    if (error instanceof AuthError) throw new KeyRejected(error, config.secrets);
+    throw new Stop(EXIT.failed, `${shown(describeError(error))}\nNothing was written.`);
   }
   io.stderr('The service accepted the key.\n');
   return config;
@@ -623,7 +638,15 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
   }
   const chosen = await chooseTargets(flags, findTargets(facts, io.env), facts, io);
   const lib = await facts.loadFormats();
-  const ctx: Context = { facts, io, lib, print: flags.print === true, key: undefined, stops };
+  const ctx: Context = {
+    facts,
+    io,
+    lib,
+    print: flags.print === true,
+    key: undefined,
+    secrets: [],
+    stops,
+  };
   let entry: ServerEntry | undefined;
   let vscodeEntry: ServerEntry | undefined;
   if (!flags.remove) {
@@ -641,6 +664,7 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
       ? await obtainCheckedKey(flags, io, facts, baseUrl, needKey)
       : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
     ctx.key = config.apiKey;
+    ctx.secrets = config.secrets;
     const launch = launchFor({
       platform: facts.platform,
       env: io.env,

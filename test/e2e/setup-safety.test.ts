@@ -113,3 +113,83 @@ describe('a read-only client file', () => {
     expect(readdirSync(dirname(path))).toContain('settings.json.20260101-000000.bak');
   });
 });
+
+describe('what setup shows', () => {
+  /** A key-shaped value put where a key does not belong. */
+  const D = 'Q7mZp2LxV9cT4nRw8KbY3hJd6FsA1gUe5oNi0qWt';
+  const M = 'mfsk_live_7Hq2ZtLw9XcV4bNm8KpR3sJd6FgY';
+
+  /** Whether `text` holds any 12 characters in a row of `secret`, in any case. */
+  function holdsPartOf(text: string, secret: string): boolean {
+    const lower = text.toLowerCase();
+    for (let i = 0; i + 12 <= secret.length; i++) {
+      if (lower.includes(secret.slice(i, i + 12).toLowerCase())) return true;
+    }
+    return false;
+  }
+
+  it.each([
+    ['a base-URL path that does not answer', () => ({ MODEL_FEED_BASE_URL: `http://127.0.0.1:9/${D}` }), D],
+    ['a base-URL path the service answers 404 to', () => ({ MODEL_FEED_BASE_URL: `${sandbox.url}/${D}` }), D],
+    [
+      'a proxy host',
+      () => ({ MODEL_FEED_BASE_URL: 'https://feed.example.com', HTTPS_PROXY: `http://${M}:8080` }),
+      M,
+    ],
+  ])('a key in %s is hidden, as call and doctor hide it', async (_where, settings, secret) => {
+    const home = tempFolder('mf-setup-safety-');
+    const result = await setup(
+      ['--print', '--client', 'cursor'],
+      scrubbedEnv({ HOME: home, PATH: '/usr/bin:/bin', MODEL_FEED_API_KEY: sandbox.key, ...settings() }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Nothing was written');
+    expect(holdsPartOf(result.stdout + result.stderr, secret), result.stderr).toBe(false);
+  });
+
+  it("--print masks other servers' secrets in the diff: env values, headers, tokens by prefix", async () => {
+    const home = tempFolder('mf-setup-safety-');
+    const L = 'UnFYsKcwPgATmEXrJbvNfzSkDWqHauMeyRjCVpGZ';
+    const ghp = 'ghp_Q7mZp2LxV9cT4nRw8KbY3hJd6FsA1gUe';
+    const cursor = `{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "server-github", "--token", "${ghp}"],
+      "env": { "GITHUB_TOKEN": "${ghp}", "OTHER_TOKEN": "${L}", "DD_SITE": "${D}" },
+      "headers": { "Authorization": "Bearer sk-other-secret-123" }
+    }
+  }
+}
+`;
+    put(join(home, '.cursor/mcp.json'), cursor, 0o600);
+    const codex = `[mcp_servers.other]\ncommand = "x"\nenv = { API_KEY = "${L}" }\n`;
+    put(join(home, '.codex/config.toml'), codex, 0o600);
+    const printed = await setup(['--print', '--client', 'cursor,codex'], envFor(home), `${sandbox.key}\n`);
+    expect(printed.code, printed.stderr).toBe(0);
+    for (const secret of [L, ghp, D, 'sk-other-secret-123', sandbox.key]) {
+      expect(holdsPartOf(printed.stdout, secret), `${secret} in\n${printed.stdout}`).toBe(false);
+    }
+    // What is masked is still recognisable as what it is.
+    expect(printed.stdout).toContain('"OTHER_TOKEN": "[redacted]"');
+    expect(printed.stdout).toContain('"Authorization": "Bearer [redacted]"');
+    expect(printed.stdout).toContain('API_KEY = "[redacted]"');
+    expect(printed.stdout).toContain('"args": ["-y", "server-github", "--token", "[redacted]"]');
+  });
+
+  it('HOME with escape sequences is named without them; CR LF in it forges no line of the diff', async () => {
+    const parent = tempFolder('mf-setup-safety-');
+    const escapes = `${parent}/\x1b[2J\x1b]8;;http://evil.example/\x07CLICK\x1b]8;;\x07`;
+    const none = await setup(['--yes'], scrubbedEnv({ HOME: escapes, PATH: '/usr/bin:/bin' }));
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`No MCP client found in ${parent}/CLICK.`);
+    expect(none.stderr).not.toMatch(/[\x07\x1b]/);
+
+    const crlf = `${parent}/x\r\nforged line`;
+    const printed = await setup(['--print', '--client', 'codex'], envFor(crlf), `${sandbox.key}\n`);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`+++ ${parent}/x forged line/.codex/config.toml`);
+    expect(printed.stdout).not.toMatch(/^forged line/m);
+    expect(printed.stdout + printed.stderr).not.toContain('\r');
+  });
+});
