@@ -41,3 +41,21 @@ describe('a key typed at the base-URL prompt', () => {
     }
   });
 });
+
+describe('Ctrl-C at a line prompt', () => {
+  it('stops setup saying nothing was written, by SIGINT, as at every prompt', async () => {
+    const home = tempFolder('mf-setup-prompts-');
+    mkdirSync(join(home, '.cursor'));
+    const pty = spawnPty([NODE, BIN, 'setup'], {
+      env: scrubbedEnv({ HOME: home, PATH: '/usr/bin:/bin', TERM: 'dumb' }),
+    });
+    try {
+      await pty.waitFor('Configure which?');
+      pty.type('\x03');
+      await pty.waitFor('model-feed-mcp setup: stopped by SIGINT; nothing was written.');
+      expect(await pty.exited).toBe(130);
+    } finally {
+      await pty.close();
+    }
+  });
+});
