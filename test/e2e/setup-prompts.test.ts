@@ -3,7 +3,7 @@
  * where the base URL is asked is neither quoted back nor offered as a host name.
  */
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -54,6 +54,30 @@ describe('Ctrl-C at a line prompt', () => {
       pty.type('\x03');
       await pty.waitFor('model-feed-mcp setup: stopped by SIGINT; nothing was written.');
       expect(await pty.exited).toBe(130);
+    } finally {
+      await pty.close();
+    }
+  });
+});
+
+describe('escape sequences at the hidden key prompt', () => {
+  it.each([
+    ['a bracketed paste (the terminal in paste mode)', (key: string) => `\x1b[200~${key}\x1b[201~\r`],
+    ['an arrow key pressed after the key', (key: string) => `${key}\x1b[C\x1bOD\r`],
+  ])('%s: the sequences are not part of the key, which is accepted', async (_case, typing) => {
+    const home = tempFolder('mf-setup-prompts-');
+    mkdirSync(join(home, '.cursor'));
+    const pty = spawnPty([NODE, BIN, 'setup', '--client', 'cursor', '--base-url', sandbox.url], {
+      env: scrubbedEnv({ HOME: home, PATH: '/usr/bin:/bin', TERM: 'dumb' }),
+    });
+    try {
+      await pty.waitFor('API key');
+      pty.type(typing(sandbox.key));
+      await pty.waitFor('The service accepted the key.');
+      expect(await pty.exited).toBe(0);
+      expect(readFileSync(join(home, '.cursor/mcp.json'), 'utf8')).toContain(
+        `"MODEL_FEED_API_KEY": "${sandbox.key}"`,
+      );
     } finally {
       await pty.close();
     }
