@@ -280,7 +280,8 @@ async function obtainCheckedKey(
           ? ` The service said: "${words}"${/[.!?]$/.test(words) ? '' : '.'}`
           : " It is wrong or revoked; a new one comes from the service's account screen.";
         return {
-          problem: `The service rejected the key you typed (HTTP ${error.error.status}).${said} Type or paste it again, or press Ctrl-C to stop.`,
+          problem: `The service rejected the key you typed (HTTP ${error.error.status}).${said}`,
+          again: 'Type or paste it again, or press Ctrl-C to stop.',
         };
       }
     },

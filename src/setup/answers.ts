@@ -13,6 +13,8 @@ import { echoValue, secretShapedTokens } from '../text/redact.js';
 export interface Refusal {
   problem: string;
   offer?: string;
+  /** How to answer again, said only when another answer will be taken. */
+  again?: string;
 }
 
 export type Verdict<T> = { value: T } | Refusal;

@@ -59,7 +59,8 @@ export async function askUntilValid<T>(options: {
     if ('value' in verdict) return verdict.value;
     refusal = verdict;
     offer = verdict.offer;
-    options.write(`${verdict.problem}\n`);
+    const more = answers < MAX_ANSWERS - 1;
+    options.write(`${verdict.problem}${more && verdict.again ? ` ${verdict.again}` : ''}\n`);
   }
   throw new TooManyAnswers(options.what, refusal!);
 }

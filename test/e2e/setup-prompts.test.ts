@@ -83,3 +83,26 @@ describe('escape sequences at the hidden key prompt', () => {
     }
   });
 });
+
+describe('the last of three wrong keys', () => {
+  it('gets no invitation to type it again: setup stops there', async () => {
+    const home = tempFolder('mf-setup-prompts-');
+    mkdirSync(join(home, '.cursor'));
+    const pty = spawnPty([NODE, BIN, 'setup', '--client', 'cursor', '--base-url', sandbox.url], {
+      env: scrubbedEnv({ HOME: home, PATH: '/usr/bin:/bin', TERM: 'dumb' }),
+    });
+    try {
+      for (let answer = 1; answer <= 3; answer++) {
+        const from = pty.output().length;
+        await pty.waitFor('API key', { from: answer === 1 ? 0 : from - 200 });
+        pty.type(`wrong-key-00000000${answer}\r`);
+        await pty.waitFor('rejected the key you typed', { from });
+      }
+      await pty.waitFor('no usable API key after 3 answers');
+      expect(pty.output().split('Type or paste it again')).toHaveLength(3);
+      expect(await pty.exited).toBe(2);
+    } finally {
+      await pty.close();
+    }
+  });
+});
