@@ -206,7 +206,8 @@ async function chooseTargets(
     );
   });
   const defaults = targets.flatMap((t, i) => (t.detected ? [i] : []));
-  const question = `Configure which? Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `;
+  const verb = flags.remove ? `Remove ${SERVER_NAME} from which?` : 'Configure which?';
+  const question = `${verb} Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `;
   const indexOf = (name: string): number | undefined => {
     const client = findClient(name);
     const index = targets.findIndex((t) => t.client === client);
@@ -348,6 +349,8 @@ interface Context {
   key: string | undefined;
   /** What the settings hold that looks like a key (config.secrets): never shown. */
   secrets: readonly string[];
+  /** The clients whose entry was added or changed: they need a restart, the others do not. */
+  changed: Set<ClientDef>;
   stops: StopSignals;
 }
 
@@ -424,17 +427,17 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
   try {
     // The file now holds the key: user-only. A backup of a file without our entry holds no key of
     // ours and keeps the file's mode, which --remove restores from it.
+    const had = holdsEntry(client, ctx.lib, before);
     const backup = await writeConfig(
       file,
       after,
       ctx.facts.now(),
-      {
-        mode: userOnly(file.mode),
-        backupMode: holdsEntry(client, ctx.lib, before) ? userOnly(file.mode) : file.mode,
-      },
+      { mode: userOnly(file.mode), backupMode: had ? userOnly(file.mode) : file.mode },
       ctx.stops,
     );
-    say(`added ${SERVER_NAME} to ${file.path}${backup ? ` (backup: ${backup})` : ''}`);
+    ctx.changed.add(client);
+    const done = had ? `updated ${SERVER_NAME} in` : `added ${SERVER_NAME} to`;
+    say(`${done} ${file.path}${backup ? ` (backup: ${backup})` : ''}`);
     return cleaned;
   } catch (error) {
     if (error instanceof WriteStopped) return problem(`stopped before writing; ${file.path} left unchanged.`);
@@ -535,6 +538,7 @@ function listed(paths: readonly string[]): string {
 
 /** Claude Code through `claude mcp add/remove --scope user`. */
 async function applyWithClaude(
+  client: ClientDef,
   claude: string,
   entry: ServerEntry | undefined,
   ctx: Context,
@@ -584,6 +588,7 @@ async function applyWithClaude(
     added = await ctx.facts.runProgram(claude, claudeAddArgs(entry));
     if (added.code !== 0) return failed(added.output, true);
   }
+  ctx.changed.add(client);
   ctx.io.stdout(`Claude Code: added ${SERVER_NAME} (claude mcp add --scope user)\n`);
   return true;
 }
@@ -646,6 +651,7 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
     print: flags.print === true,
     key: undefined,
     secrets: [],
+    changed: new Set(),
     stops,
   };
   let entry: ServerEntry | undefined;
@@ -683,7 +689,7 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
     if (stops.received) break;
     const forClient = target.client.keyInFile ? entry : vscodeEntry;
     const ok = target.claude
-      ? await applyWithClaude(target.claude, forClient, ctx)
+      ? await applyWithClaude(target.client, target.claude, forClient, ctx)
       : await applyToFile(target, forClient, ctx);
     if (ok) configured.push(target.client);
   }
@@ -694,7 +700,13 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
     );
     return EXIT_BY_SIGNAL[stops.received];
   }
-  const next = flags.remove || ctx.print ? undefined : nextSteps(configured, SERVER_NAME);
+  const next =
+    flags.remove || ctx.print
+      ? undefined
+      : nextSteps(
+          configured.filter((c) => ctx.changed.has(c)),
+          SERVER_NAME,
+        );
   if (next) io.stderr(`${next}\n`);
   return configured.length < chosen.length ? EXIT.failed : EXIT.ok;
 }

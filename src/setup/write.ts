@@ -63,8 +63,9 @@ export async function readRegularFile(
     const info = await handle.stat();
     if (!info.isFile()) throw new UnusableFileError(`${path} is ${kindOf(info)}, not a regular file`);
     if (info.size > MAX_CONFIG_BYTES) {
+      const bytes = (n: number): string => n.toLocaleString('en-US');
       throw new UnusableFileError(
-        `${path} is ${Math.round(info.size / 1024 / 1024)} MB, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MB setup reads`,
+        `${path} is ${bytes(info.size)} bytes, more than the ${bytes(MAX_CONFIG_BYTES)} (${MAX_CONFIG_BYTES / 1024 / 1024} MiB) setup reads`,
       );
     }
     return { raw: await readBounded(handle, info.size), info };

@@ -106,3 +106,21 @@ describe('the last of three wrong keys', () => {
     }
   });
 });
+
+describe('--remove at a terminal', () => {
+  it('asks which clients to remove model-feed from, not which to configure', async () => {
+    const home = tempFolder('mf-setup-prompts-');
+    mkdirSync(join(home, '.cursor'));
+    const pty = spawnPty([NODE, BIN, 'setup', '--remove'], {
+      env: scrubbedEnv({ HOME: home, PATH: '/usr/bin:/bin', TERM: 'dumb' }),
+    });
+    try {
+      await pty.waitFor('Remove model-feed from which?');
+      pty.type('\r');
+      expect(await pty.exited).toBe(0);
+      expect(pty.output()).not.toContain('Configure which?');
+    } finally {
+      await pty.close();
+    }
+  });
+});

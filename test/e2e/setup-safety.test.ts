@@ -4,6 +4,7 @@
  * a temp file left by a killed run (it may hold the key) is removed by the next run.
  */
 
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,5 +192,43 @@ describe('what setup shows', () => {
     expect(printed.stdout).toContain(`+++ ${parent}/x forged line/.codex/config.toml`);
     expect(printed.stdout).not.toMatch(/^forged line/m);
     expect(printed.stdout + printed.stderr).not.toContain('\r');
+  });
+});
+
+describe('what setup says it did', () => {
+  it('"updated" for an entry it changed; no restart advice for a client it left unchanged', async () => {
+    const home = tempFolder('mf-setup-safety-');
+    put(join(home, '.cursor/mcp.json'), '{}\n', 0o600);
+    const first = await setup(['--client', 'cursor'], envFor(home), `${sandbox.key}\n`);
+    expect(first.stdout).toContain('Cursor: added model-feed to');
+    expect(first.stderr).toContain('Next, to load model-feed: restart Cursor.');
+    const moved = await setup(
+      ['--client', 'cursor'],
+      envFor(home, { MODEL_FEED_BASE_URL: `${sandbox.url}/` }),
+      `${sandbox.key}\n`,
+    );
+    expect(moved.stdout).toContain('unchanged');
+    expect(moved.stderr).not.toContain('Next, to load');
+    const second = sandbox.key.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    sandbox.addKey(second, 'free');
+    const changed = await setup(['--client', 'cursor'], envFor(home), `${second}\n`);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain(
+      `Cursor: updated model-feed in ${join(home, '.cursor/mcp.json')} (backup: `,
+    );
+    expect(changed.stderr).toContain('Next, to load model-feed: restart Cursor.');
+  });
+
+  it('a file over the size setup reads is named with its size and the limit, exactly', async () => {
+    const home = tempFolder('mf-setup-safety-');
+    const path = join(home, '.cursor/mcp.json');
+    put(path, '', 0o600);
+    // Sparse: the size is what is judged, before anything is read.
+    execFileSync('truncate', ['-s', '67165022', path]);
+    const result = await setup(['--client', 'cursor', '--remove'], envFor(home));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `${path} is 67,165,022 bytes, more than the 67,108,864 (64 MiB) setup reads; left it alone.`,
+    );
   });
 });
