@@ -43,7 +43,14 @@ import {
 } from '../setup/prompt.js';
 import { findLeftovers, WriteStopped } from '../setup/replace-file.js';
 import { EXIT_BY_SIGNAL, noStopSignals, type StopSignals, watchStopSignals } from '../setup/stop-signals.js';
-import { type ConfigFile, readConfig, readOnlyProblem, userOnly, writeConfig } from '../setup/write.js';
+import {
+  type ConfigFile,
+  FileChanged,
+  readConfig,
+  readOnlyProblem,
+  userOnly,
+  writeConfig,
+} from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
 import { echoValue, redactSecrets } from '../text/redact.js';
 import { oneLine, terminalSafe } from '../text/terminal.js';
@@ -441,8 +448,13 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
     return cleaned;
   } catch (error) {
     if (error instanceof WriteStopped) return problem(`stopped before writing; ${file.path} left unchanged.`);
+    if (error instanceof FileChanged) return problem(changedMeanwhile(file.path, 'add'));
     return fileProblem(problem, 'write', file.path, error);
   }
+}
+
+function changedMeanwhile(path: string, doing: 'add' | 'remove'): string {
+  return `${path} was changed by another program while setup was editing it; left that version as it is. Run setup again to ${doing} ${SERVER_NAME} ${doing === 'add' ? 'to' : 'from'} it.`;
 }
 
 /**
@@ -480,6 +492,7 @@ async function removeFromFile(
     } catch (error) {
       if (error instanceof WriteStopped)
         return problem(`stopped before writing; ${file.path} left unchanged.`);
+      if (error instanceof FileChanged) return problem(changedMeanwhile(file.path, 'remove'));
       return fileProblem(problem, 'write', file.path, error);
     }
   }

@@ -58,15 +58,19 @@ async function fsyncFolder(folder: string): Promise<void> {
 
 /**
  * Replaces `path` with `data` atomically. `prepare` is done to the temp file before it is written
- * (setup gives it its owner there). Throws WriteStopped, with nothing changed, when `guard` is
- * aborted before the rename.
+ * (setup gives it its owner there); `beforeRename` may still refuse, by throwing, as the last step
+ * before the rename. Throws WriteStopped, with nothing changed, when `guard` is aborted before the
+ * rename.
  */
 export async function replaceFile(
   path: string,
   data: string,
   mode: number,
   guard: WriteGuard,
-  prepare: (temp: FileHandle) => Promise<void>,
+  {
+    prepare,
+    beforeRename,
+  }: { prepare: (temp: FileHandle) => Promise<void>; beforeRename: () => Promise<void> },
 ): Promise<void> {
   heed(guard);
   const folder = dirname(path);
@@ -92,6 +96,7 @@ export async function replaceFile(
       await handle.close();
     }
     heed(guard);
+    await beforeRename();
     await nodeFs().rename(temp, path);
   } catch (error) {
     await nodeFs().rm(temp, { force: true });

@@ -33,6 +33,38 @@ export interface ConfigFile {
   owner: Owner | undefined;
   /** The file began with a UTF-8 byte-order mark, which the JSONC and TOML parsers refuse. */
   bom?: boolean;
+  /** What tells this version of the file from a later one; undefined when there was no file. */
+  version?: FileVersion;
+}
+
+/** Identity, size and modification time: another program's write changes at least one. */
+export interface FileVersion {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+const versionOf = (info: Stats): FileVersion => ({ ino: info.ino, size: info.size, mtimeMs: info.mtimeMs });
+
+/** The file was written by another program after setup read it: setup's edit would undo that write. */
+export class FileChanged extends Error {
+  override name = 'FileChanged';
+}
+
+/** Throws FileChanged when `file` on disk is no longer the version that was read. */
+async function checkUnchanged(file: ConfigFile): Promise<void> {
+  let now: FileVersion | undefined;
+  try {
+    now = versionOf(await nodeFs().stat(file.path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const then = file.version;
+  const same =
+    now === undefined || then === undefined
+      ? now === then
+      : now.ino === then.ino && now.size === then.size && now.mtimeMs === then.mtimeMs;
+  if (!same) throw new FileChanged(`${file.path} changed since setup read it`);
 }
 
 const BOM = '\uFEFF';
@@ -107,6 +139,7 @@ export async function readConfig(path: string): Promise<ConfigFile> {
     mode: info.mode & 0o777,
     owner: { uid: info.uid, gid: info.gid },
     bom,
+    version: versionOf(info),
   };
 }
 
@@ -207,7 +240,9 @@ export interface WritePlan {
 
 /**
  * Backs up the old file (if asked) and writes the new text; resolves with the backup's path. A
- * write that `guard` stops before the rename takes its backup back too: the file is as it was.
+ * write that `guard` stops before the rename takes its backup back too: the file is as it was. So
+ * does one that finds, just before the rename, that another program wrote the file since it was
+ * read (FileChanged): that version is kept, not replaced by an edit of the one before it.
  */
 export async function writeConfig(
   file: ConfigFile,
@@ -235,11 +270,13 @@ export async function writeConfig(
   }
   try {
     // The temp file gets its owner before the rename: never seen with the wrong one.
-    await replaceFile(file.path, file.bom ? BOM + text : text, plan.mode, guard, (temp) =>
-      giveTo(temp, owner),
-    );
+    await replaceFile(file.path, file.bom ? BOM + text : text, plan.mode, guard, {
+      prepare: (temp) => giveTo(temp, owner),
+      beforeRename: () => checkUnchanged(file),
+    });
   } catch (error) {
-    if (error instanceof WriteStopped && backup !== undefined) await nodeFs().rm(backup, { force: true });
+    const undone = error instanceof WriteStopped || error instanceof FileChanged;
+    if (undone && backup !== undefined) await nodeFs().rm(backup, { force: true });
     throw error;
   }
   return backup;

@@ -108,7 +108,8 @@ interface Stopped extends Traced {
  * the signal could be sent proves nothing, and is made again, a bounded number of times.
  */
 async function signalInsideWrite(
-  signal: NodeJS.Signals,
+  /** 0: none is sent (the process is only checked to be there). */
+  signal: NodeJS.Signals | 0,
   { delayS, held }: { delayS: number; held: '1' | '1+' },
   inWindow: (folder: string, path: string) => boolean,
 ): Promise<Stopped> {
@@ -222,6 +223,33 @@ describe('a temp file left by a run killed with kill -9', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(tempFiles(folder).sort()).toEqual([running, unrelated].sort());
   });
+});
+
+describe('another program writing the file while setup edits it', () => {
+  it("is noticed before the rename: its version is kept, setup's is not written, and it says so", async () => {
+    const theirs = '{\n  "mcpServers": { "theirs": { "command": "x" } }\n}\n';
+    // No signal: the window is used to write the file as another program would.
+    const stopped = await signalInsideWrite(
+      0 as unknown as NodeJS.Signals,
+      { delayS: 4, held: '1' },
+      (folder, path) => {
+        if (tempFiles(folder).length === 0) return false;
+        writeFileSync(path, theirs);
+        return true;
+      },
+    );
+    try {
+      const { code } = await stopped.exited;
+      expect(code, stopped.output.stderr).toBe(1);
+      expect(readFileSync(stopped.path, 'utf8')).toBe(theirs);
+      expect(readdirSync(stopped.folder)).toEqual(['mcp.json']);
+      expect(stopped.output.stderr).toContain(
+        `Cursor: ${stopped.path} was changed by another program while setup was editing it; left that version as it is. Run setup again to add model-feed to it.`,
+      );
+    } finally {
+      stopped.child.kill('SIGKILL');
+    }
+  }, 120_000);
 });
 
 describe('the terminal after a signal at the hidden key prompt', () => {
