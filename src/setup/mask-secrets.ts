@@ -5,14 +5,16 @@
  * known), so values are judged by their own name and form:
  * - a string whose key names a secret (`GITHUB_TOKEN`, `apiKey`, `Authorization`, `password`) is
  *   masked whole; a `Bearer <token>` keeps its `Bearer`;
- * - in any other string, tokens shaped like credentials (`ghp_…`, `sk-…`, long runs of mixed
- *   letters and digits, `user:password@` in a URL) are masked, and so is a long single token of
- *   mixed-case letters (a key with no digit).
+ * - in any other string, tokens that may be keys are masked: those with a key's prefix (`ghp_…`,
+ *   `sk-…`), a `user:password@` and the key-like parts of a URL, and any long word with nothing
+ *   that paths, hosts and package names are made of (`/`, `.`, `@`, `:`) that mixes letters with
+ *   digits or capitals with small letters. A key with a `/` or `.` in it is masked only by its
+ *   name: in a file, such a word is far more often a path.
  * Placeholders (`<…>`, VS Code's `${input:…}`) are left as they are: they are no secret. Pure, and
  * linear in the text's length.
  */
 
-import { REDACTED, redactCredentials, secretShapedTokens } from '../text/redact.js';
+import { prefixedSecrets, REDACTED, redactCredentials, secretShapedTokens } from '../text/redact.js';
 
 /** Words that, in a key's name, say its value is a secret. */
 const SECRET_WORDS = new Set([
@@ -48,8 +50,23 @@ export function namesSecret(name: string): boolean {
 
 const PLACEHOLDER = /^(?:<[^>]*>|\$\{input:[^}]*\})$/;
 
-/** One long token of letters of both cases, with none of what paths, hosts and words are made of. */
-const LONG_MIXED_CASE = /^(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])[^\s/.:@]{24,}$/;
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** Shorter words are ordinary: names, versions, flags. */
+const MIN_KEY_WORD = 20;
+
+/** A word that may be a key: long, none of `/ . @ :`, letters mixed with digits or of both cases. */
+function keyLikeWord(word: string): boolean {
+  if (word.length < MIN_KEY_WORD || /[/.@:]/.test(word)) return false;
+  const letters = /[A-Za-z]/.test(word);
+  return (letters && /\d/.test(word)) || (/[a-z]/.test(word) && /[A-Z]/.test(word));
+}
+
+function hide(text: string, tokens: readonly string[]): string {
+  let out = text;
+  for (const token of tokens) if (token) out = out.split(token).join(REDACTED);
+  return out;
+}
 
 /** A string value, its escapes as the file has them, masked for showing. */
 function maskValue(name: string | undefined, raw: string): string {
@@ -58,10 +75,10 @@ function maskValue(name: string | undefined, raw: string): string {
     const bearer = /^(bearer|basic|token)\s+/i.exec(raw);
     return bearer ? `${bearer[0]}${REDACTED}` : REDACTED;
   }
-  if (LONG_MIXED_CASE.test(raw)) return REDACTED;
-  let shown = redactCredentials(raw);
-  for (const token of secretShapedTokens(shown)) shown = shown.split(token).join(REDACTED);
-  return shown;
+  const shown = SCHEME.test(raw) ? hide(redactCredentials(raw), secretShapedTokens(raw)) : raw;
+  return shown.replace(/[^\s=,;]+/g, (word) =>
+    keyLikeWord(word) ? REDACTED : hide(word, prefixedSecrets(word)),
+  );
 }
 
 /**
