@@ -27,6 +27,7 @@ import { CLIENTS, type ClientDef, closestClientName, findClient, nextSteps } fro
 import { lineDiff } from '../setup/diff.js';
 import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
+import { maskSecretsInDiff } from '../setup/mask-secrets.js';
 import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../setup/problems.js';
 import {
   askLine,
@@ -40,7 +41,16 @@ import {
   TooManyAnswers,
   type TtyInput,
 } from '../setup/prompt.js';
-import { type ConfigFile, readConfig, userOnly, writeConfig } from '../setup/write.js';
+import { findLeftovers, WriteStopped } from '../setup/replace-file.js';
+import { EXIT_BY_SIGNAL, noStopSignals, type StopSignals, watchStopSignals } from '../setup/stop-signals.js';
+import {
+  type ConfigFile,
+  FileChanged,
+  readConfig,
+  readOnlyProblem,
+  userOnly,
+  writeConfig,
+} from '../setup/write.js';
 import type { PlatformFacts } from '../store/paths.js';
 import { echoValue, redactSecrets } from '../text/redact.js';
 import { oneLine, terminalSafe } from '../text/terminal.js';
@@ -68,6 +78,8 @@ export interface SetupFacts {
   runProgram: RunProgram;
   /** The parsers' chunk, loaded on first use. */
   loadFormats(): Promise<FormatLib>;
+  /** Handlers for SIGINT, SIGTERM and SIGHUP while setup runs. @default none (signals never come) */
+  watchStopSignals?(): StopSignals;
 }
 
 /** The real machine. HOME (USERPROFILE on Windows) comes from the environment the CLI was given. */
@@ -100,6 +112,10 @@ export function hostFacts(io: CliIo): SetupFacts {
     exists: existsSync,
     runProgram,
     loadFormats: () => import('../setup/formats.js'),
+    watchStopSignals: () =>
+      watchStopSignals(() => {
+        if (process.stdin.isTTY) process.stdin.setRawMode(false);
+      }, io.stderr),
   };
 }
 
@@ -139,8 +155,11 @@ class Stop extends Error {
 
 /** The service refused the key (401): at a terminal, where it was typed, it is asked for again. */
 class KeyRejected extends Stop {
-  constructor(readonly error: AuthError) {
-    super(EXIT.failed, `${describeError(error)}\nNothing was written.`);
+  constructor(
+    readonly error: AuthError,
+    secrets: readonly string[],
+  ) {
+    super(EXIT.failed, `${redactSecrets(describeError(error), secrets)}\nNothing was written.`);
   }
 }
 
@@ -176,7 +195,7 @@ async function chooseTargets(
     if (!detected.length) {
       throw new Stop(
         EXIT.usage,
-        `No MCP client found in ${facts.home}. Name the clients to configure with --client <name> (${CLIENT_NAMES}).`,
+        `No MCP client found in ${oneLine(facts.home)}. Name the clients to configure with --client <name> (${CLIENT_NAMES}).`,
       );
     }
     return detected;
@@ -190,11 +209,12 @@ async function chooseTargets(
   io.stderr('MCP clients (* = found on this machine):\n');
   targets.forEach((t, i) => {
     io.stderr(
-      `  ${i + 1}. ${t.detected ? '*' : ' '} ${t.client.name}  ${t.claude ? `(claude mcp add)` : t.file}\n`,
+      `  ${i + 1}. ${t.detected ? '*' : ' '} ${t.client.name}  ${t.claude ? `(claude mcp add)` : oneLine(t.file)}\n`,
     );
   });
   const defaults = targets.flatMap((t, i) => (t.detected ? [i] : []));
-  const question = `Configure which? Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `;
+  const verb = flags.remove ? `Remove ${SERVER_NAME} from which?` : 'Configure which?';
+  const question = `${verb} Numbers like 1,3, or all${defaults.length ? '; Enter for the ones marked *' : ''}: `;
   const indexOf = (name: string): number | undefined => {
     const client = findClient(name);
     const index = targets.findIndex((t) => t.client === client);
@@ -268,7 +288,8 @@ async function obtainCheckedKey(
           ? ` The service said: "${words}"${/[.!?]$/.test(words) ? '' : '.'}`
           : " It is wrong or revoked; a new one comes from the service's account screen.";
         return {
-          problem: `The service rejected the key you typed (HTTP ${error.error.status}).${said} Type or paste it again, or press Ctrl-C to stop.`,
+          problem: `The service rejected the key you typed (HTTP ${error.error.status}).${said}`,
+          again: 'Type or paste it again, or press Ctrl-C to stop.',
         };
       }
     },
@@ -306,16 +327,17 @@ function masked(text: string, key: string | undefined): string {
 
 /**
  * A diff as `--print` shows it: the key given masked, and so is every key already in the file (the
- * one `--remove` takes out, the old one an add replaces), and nothing a terminal would obey.
+ * one `--remove` takes out, the old one an add replaces), every other secret-looking value (other
+ * servers' tokens), and nothing a terminal would obey. The file names are one line each.
  */
 function shownDiff(
   before: string,
   after: string,
   beforeName: string,
   afterName: string,
-  key: string | undefined,
+  ctx: Pick<Context, 'key' | 'secrets'>,
 ): string {
-  const diff = masked(lineDiff(before, after, beforeName, afterName), key);
+  const diff = masked(lineDiff(before, after, oneLine(beforeName), oneLine(afterName)), ctx.key);
   // Masked where it stands (a short value masked everywhere would garble the diff). VS Code's
   // `${input:…}` reference and the `<your key>` placeholder are not keys.
   const inFile = diff.replace(
@@ -323,7 +345,7 @@ function shownDiff(
     (all, head: string, value: string) =>
       /^(\$\{input:|<)/.test(value) ? all : `${head}${masked(value, value)}"`,
   );
-  return terminalSafe(inFile);
+  return terminalSafe(maskSecretsInDiff(redactSecrets(inFile, ctx.secrets)));
 }
 
 interface Context {
@@ -332,6 +354,11 @@ interface Context {
   lib: FormatLib;
   print: boolean;
   key: string | undefined;
+  /** What the settings hold that looks like a key (config.secrets): never shown. */
+  secrets: readonly string[];
+  /** The clients whose entry was added or changed: they need a restart, the others do not. */
+  changed: Set<ClientDef>;
+  stops: StopSignals;
 }
 
 /** Reports one client's problem on stderr; resolves false, as a client left alone. */
@@ -356,9 +383,10 @@ function holdsEntry(client: ClientDef, lib: FormatLib, text: string): boolean {
 /** Edits one client's file; resolves false when it was left alone because of a problem. */
 async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: Context): Promise<boolean> {
   const { client } = target;
-  const say = (text: string): void => ctx.io.stdout(`${client.name}: ${text}\n`);
+  // Paths come from HOME and the XDG variables: one line each, whatever those hold.
+  const say = (text: string): void => ctx.io.stdout(`${client.name}: ${oneLine(text)}\n`);
   const problem: Problem = (text) => {
-    ctx.io.stderr(`${client.name}: ${text}\n`);
+    ctx.io.stderr(`${client.name}: ${oneLine(text)}\n`);
     return false;
   };
   let file: ConfigFile;
@@ -367,6 +395,7 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
   } catch (error) {
     return fileProblem(problem, 'read', target.file, error);
   }
+  const cleaned = await removeLeftovers(file.path, ctx, say, problem);
   const before = file.text ?? '';
   let after = before;
   if (file.text !== undefined || entry) {
@@ -387,29 +416,45 @@ async function applyToFile(target: Target, entry: ServerEntry | undefined, ctx: 
       return problem(`${file.path}: ${describeError(error, 'shell')} Left it unchanged.`);
     }
   }
-  if (!entry) return removeFromFile(target, file, after, ctx, say, problem);
+  if (after !== before) {
+    const readOnly = await readOnlyProblem(file);
+    if (readOnly) return problem(readOnly);
+  }
+  if (!entry) return (await removeFromFile(target, file, after, ctx, say, problem)) && cleaned;
   if (after === before) {
     say(`${file.path} already has this ${SERVER_NAME} entry; unchanged.`);
-    return true;
+    return cleaned;
   }
   if (ctx.print) {
     ctx.io.stdout(
-      shownDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path, ctx.key),
+      shownDiff(before, after, file.text === undefined ? '/dev/null' : file.path, file.path, ctx),
     );
-    return true;
+    return cleaned;
   }
   try {
     // The file now holds the key: user-only. A backup of a file without our entry holds no key of
     // ours and keeps the file's mode, which --remove restores from it.
-    const backup = await writeConfig(file, after, ctx.facts.now(), {
-      mode: userOnly(file.mode),
-      backupMode: holdsEntry(client, ctx.lib, before) ? userOnly(file.mode) : file.mode,
-    });
-    say(`added ${SERVER_NAME} to ${file.path}${backup ? ` (backup: ${backup})` : ''}`);
-    return true;
+    const had = holdsEntry(client, ctx.lib, before);
+    const backup = await writeConfig(
+      file,
+      after,
+      ctx.facts.now(),
+      { mode: userOnly(file.mode), backupMode: had ? userOnly(file.mode) : file.mode },
+      ctx.stops,
+    );
+    ctx.changed.add(client);
+    const done = had ? `updated ${SERVER_NAME} in` : `added ${SERVER_NAME} to`;
+    say(`${done} ${file.path}${backup ? ` (backup: ${backup})` : ''}`);
+    return cleaned;
   } catch (error) {
+    if (error instanceof WriteStopped) return problem(`stopped before writing; ${file.path} left unchanged.`);
+    if (error instanceof FileChanged) return problem(changedMeanwhile(file.path, 'add'));
     return fileProblem(problem, 'write', file.path, error);
   }
+}
+
+function changedMeanwhile(path: string, doing: 'add' | 'remove'): string {
+  return `${path} was changed by another program while setup was editing it; left that version as it is. Run setup again to ${doing} ${SERVER_NAME} ${doing === 'add' ? 'to' : 'from'} it.`;
 }
 
 /**
@@ -430,18 +475,24 @@ async function removeFromFile(
   const changed = file.text !== undefined && after !== file.text;
   const mode = backups.modeBefore ?? file.mode;
   if (ctx.print) {
-    if (changed) ctx.io.stdout(shownDiff(file.text!, after, file.path, file.path, ctx.key));
+    if (changed) ctx.io.stdout(shownDiff(file.text!, after, file.path, file.path, ctx));
     if (backups.holding.length) say(`would delete ${listed(backups.holding.map((b) => b.path))}`);
     if (!changed && !backups.holding.length) say(`${file.path} has no ${SERVER_NAME} entry; unchanged.`);
     return true;
   }
   if (changed) {
     try {
-      await writeConfig(file, after, ctx.facts.now(), {
-        mode: mode ?? userOnly(undefined),
-        backupMode: undefined,
-      });
+      await writeConfig(
+        file,
+        after,
+        ctx.facts.now(),
+        { mode: mode ?? userOnly(undefined), backupMode: undefined },
+        ctx.stops,
+      );
     } catch (error) {
+      if (error instanceof WriteStopped)
+        return problem(`stopped before writing; ${file.path} left unchanged.`);
+      if (error instanceof FileChanged) return problem(changedMeanwhile(file.path, 'remove'));
       return fileProblem(problem, 'write', file.path, error);
     }
   }
@@ -465,6 +516,33 @@ async function removeFromFile(
   return ok;
 }
 
+/**
+ * Deletes the temp files a setup that was killed left beside `path` (with --print, names them): a
+ * config's temp file holds the key. Resolves false when one could not be deleted.
+ */
+async function removeLeftovers(
+  path: string,
+  ctx: Context,
+  say: (text: string) => void,
+  problem: Problem,
+): Promise<boolean> {
+  let ok = true;
+  for (const leftover of await findLeftovers(path)) {
+    const why = 'left by a setup that was stopped (it may hold a key)';
+    if (ctx.print) {
+      say(`would delete ${leftover}, ${why}.`);
+      continue;
+    }
+    try {
+      await nodeFs().rm(leftover, { force: true });
+      say(`deleted ${leftover}, ${why}.`);
+    } catch (error) {
+      ok = fileProblem(problem, 'delete', leftover, error);
+    }
+  }
+  return ok;
+}
+
 /** "1 backup that held it: a" / "2 backups that held it: a, b". */
 function listed(paths: readonly string[]): string {
   const one = paths.length === 1;
@@ -473,16 +551,22 @@ function listed(paths: readonly string[]): string {
 
 /** Claude Code through `claude mcp add/remove --scope user`. */
 async function applyWithClaude(
+  client: ClientDef,
   claude: string,
   entry: ServerEntry | undefined,
   ctx: Context,
 ): Promise<boolean> {
   const shown = (args: readonly string[]): string =>
-    masked(
-      ['claude', ...args]
-        .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
-        .join(' '),
-      ctx.key,
+    terminalSafe(
+      redactSecrets(
+        masked(
+          ['claude', ...args]
+            .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))
+            .join(' '),
+          ctx.key,
+        ),
+        ctx.secrets,
+      ),
     );
   const remove = claudeRemoveArgs();
   if (ctx.print) {
@@ -517,6 +601,7 @@ async function applyWithClaude(
     added = await ctx.facts.runProgram(claude, claudeAddArgs(entry));
     if (added.code !== 0) return failed(added.output, true);
   }
+  ctx.changed.add(client);
   ctx.io.stdout(`Claude Code: added ${SERVER_NAME} (claude mcp add --scope user)\n`);
   return true;
 }
@@ -550,18 +635,20 @@ async function checkKey(
     secrets: config.secrets,
     write: io.stderr,
   });
-  io.stderr(`Checking the key with ${config.baseUrl} …\n`);
+  // A key put in the base URL's path or the proxy's host is hidden, as call and doctor hide it.
+  const shown = (text: string): string => redactSecrets(text, config.secrets);
+  io.stderr(`Checking the key with ${shown(config.baseUrl)} …\n`);
   try {
     await authenticate(config, log);
   } catch (error) {
-    if (error instanceof AuthError) throw new KeyRejected(error);
-    throw new Stop(EXIT.failed, `${describeError(error)}\nNothing was written.`);
+    if (error instanceof AuthError) throw new KeyRejected(error, config.secrets);
+    throw new Stop(EXIT.failed, `${shown(describeError(error))}\nNothing was written.`);
   }
   io.stderr('The service accepted the key.\n');
   return config;
 }
 
-async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<number> {
+async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopSignals): Promise<number> {
   if (flags.sandbox) {
     throw new Stop(
       EXIT.usage,
@@ -570,7 +657,16 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
   }
   const chosen = await chooseTargets(flags, findTargets(facts, io.env), facts, io);
   const lib = await facts.loadFormats();
-  const ctx: Context = { facts, io, lib, print: flags.print === true, key: undefined };
+  const ctx: Context = {
+    facts,
+    io,
+    lib,
+    print: flags.print === true,
+    key: undefined,
+    secrets: [],
+    changed: new Set(),
+    stops,
+  };
   let entry: ServerEntry | undefined;
   let vscodeEntry: ServerEntry | undefined;
   if (!flags.remove) {
@@ -588,6 +684,7 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
       ? await obtainCheckedKey(flags, io, facts, baseUrl, needKey)
       : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
     ctx.key = config.apiKey;
+    ctx.secrets = config.secrets;
     const launch = launchFor({
       platform: facts.platform,
       env: io.env,
@@ -600,14 +697,29 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts): Promise<num
     vscodeEntry = entryFor(launch, config.baseUrl ?? baseUrl, undefined);
   }
   const configured: ClientDef[] = [];
+  stops.holdForWrites();
   for (const target of chosen) {
+    if (stops.received) break;
     const forClient = target.client.keyInFile ? entry : vscodeEntry;
     const ok = target.claude
-      ? await applyWithClaude(target.claude, forClient, ctx)
+      ? await applyWithClaude(target.client, target.claude, forClient, ctx)
       : await applyToFile(target, forClient, ctx);
     if (ok) configured.push(target.client);
   }
-  const next = flags.remove || ctx.print ? undefined : nextSteps(configured, SERVER_NAME);
+  if (stops.received) {
+    const left = chosen.filter((t) => !configured.includes(t.client)).map((t) => t.client.name);
+    io.stderr(
+      `model-feed-mcp setup: stopped by ${stops.received}${left.length ? `; not done: ${left.join(', ')}` : ''}.\n`,
+    );
+    return EXIT_BY_SIGNAL[stops.received];
+  }
+  const next =
+    flags.remove || ctx.print
+      ? undefined
+      : nextSteps(
+          configured.filter((c) => ctx.changed.has(c)),
+          SERVER_NAME,
+        );
   if (next) io.stderr(`${next}\n`);
   return configured.length < chosen.length ? EXIT.failed : EXIT.ok;
 }
@@ -617,8 +729,9 @@ export async function runSetup(
   io: CliIo,
   facts: SetupFacts = hostFacts(io),
 ): Promise<number> {
+  const stops = facts.watchStopSignals?.() ?? noStopSignals();
   try {
-    return await run(flags, io, facts);
+    return await run(flags, io, facts, stops);
   } catch (error) {
     if (error instanceof Stop) {
       io.stderr(`model-feed-mcp setup: ${error.message}\n`);
@@ -645,5 +758,7 @@ export async function runSetup(
       return EXIT.usage;
     }
     throw error;
+  } finally {
+    stops.dispose();
   }
 }

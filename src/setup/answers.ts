@@ -13,6 +13,8 @@ import { echoValue, secretShapedTokens } from '../text/redact.js';
 export interface Refusal {
   problem: string;
   offer?: string;
+  /** How to answer again, said only when another answer will be taken. */
+  again?: string;
 }
 
 export type Verdict<T> = { value: T } | Refusal;
@@ -27,6 +29,25 @@ const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LOOPBACK_NOTE = 'localhost, 127.0.0.0/8 and ::1';
 
+/** Longer than any base URL a service would hand out; a longer answer is a paste gone wrong. */
+const MAX_BASE_URL = 2_048;
+
+/** One pair of quote marks around the whole answer, as copied from a JSON or .env file. */
+const QUOTED = /^(["'`\u2018\u201c])(.*)(["'`\u2019\u201d])$/s;
+
+/** Shorter than this, a token with no dot, colon or slash is a host name (`localhost`, `feedbox`). */
+const MIN_KEY_LIKE = 12;
+
+/**
+ * Whether an answer without a scheme is more likely a key than a host: by its form, whatever its
+ * characters (keys come in many alphabets), one long token with nothing a URL is made of: no dot,
+ * colon or slash. A name of this machine is a host whatever its length.
+ */
+function looksLikeKey(text: string): boolean {
+  if (secretShapedTokens(text).length) return true;
+  return text.length >= MIN_KEY_LIKE && !/[\s.:/]/.test(text) && !isLoopbackHost(text);
+}
+
 /**
  * A base URL typed at the prompt. Without a scheme, the same text with https:// is offered, or
  * with http:// when the host is this machine (the only place plain http may carry the key).
@@ -34,18 +55,30 @@ const LOOPBACK_NOTE = 'localhost, 127.0.0.0/8 and ::1';
 export function checkTypedBaseUrl(typed: string): Verdict<string> {
   const shown = shownAnswer(typed);
   if (typed === '') return { problem: 'No base URL typed: it comes with your account.' };
+  if (typed.length > MAX_BASE_URL) {
+    return {
+      problem: `That answer is ${typed.length.toLocaleString('en-US')} characters long, more than a base URL can be (${MAX_BASE_URL.toLocaleString('en-US')}): type the base URL alone.`,
+    };
+  }
+  const unquoted = QUOTED.exec(typed)?.[2];
+  // A key typed one question early: never shown, never offered back as a host name.
+  if (!SCHEME.test(unquoted ?? typed) && looksLikeKey(unquoted ?? typed)) {
+    return {
+      problem: `That looks like an API key, not a URL (not shown). The base URL comes first (https://<service host>); the key is asked next.`,
+    };
+  }
+  if (unquoted !== undefined) {
+    return {
+      problem: `${shownAnswer(unquoted)} has quote marks around it, which a URL does not.`,
+      offer: meant(unquoted),
+    };
+  }
   if (CONTROL.test(typed)) {
     return {
       problem: `${shown} has control characters in it (an arrow key or Escape?): type the URL again without them.`,
     };
   }
   if (!SCHEME.test(typed)) {
-    // A key typed one question early: never shown, never offered back as a host name.
-    if (secretShapedTokens(typed).length) {
-      return {
-        problem: `That looks like an API key, not a URL (not shown). The base URL comes first (https://<service host>); the key is asked next.`,
-      };
-    }
     const host = hostOf(`https://${typed}`);
     if (host === undefined) return { problem: `${shown} is not a URL.` };
     const loopback = isLoopbackHost(host);

@@ -24,11 +24,17 @@ export interface JsonStyle {
 /** The file's own indentation and line ends; two spaces and `\n` for a new file. */
 export function detectStyle(text: string): JsonStyle {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const indents = [...text.matchAll(/\n([ \t]+)\S/g)].map((m) => m[1] ?? '');
-  if (indents.some((i) => i.startsWith('\t'))) return { unit: '\t', eol };
-  const widths = indents.map((i) => i.length).filter((n) => n > 0);
-  const unit = widths.length ? Math.min(...widths, 8) : 2;
-  return { unit: ' '.repeat(unit), eol };
+  // One pass, one number kept: a heavy user's ~/.claude.json has hundreds of thousands of lines,
+  // too many for a list of them to be spread into Math.min's arguments.
+  let narrowest = 8;
+  let seen = false;
+  for (const match of text.matchAll(/\n([ \t]+)\S/g)) {
+    const indent = match[1] ?? '';
+    if (indent.startsWith('\t')) return { unit: '\t', eol };
+    narrowest = Math.min(narrowest, indent.length);
+    seen = true;
+  }
+  return { unit: ' '.repeat(seen ? narrowest : 2), eol };
 }
 
 /**

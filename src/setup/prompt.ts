@@ -59,7 +59,8 @@ export async function askUntilValid<T>(options: {
     if ('value' in verdict) return verdict.value;
     refusal = verdict;
     offer = verdict.offer;
-    options.write(`${verdict.problem}\n`);
+    const more = answers < MAX_ANSWERS - 1;
+    options.write(`${verdict.problem}${more && verdict.again ? ` ${verdict.again}` : ''}\n`);
   }
   throw new TooManyAnswers(options.what, refusal!);
 }
@@ -129,8 +130,10 @@ export function readHidden(
       if (error) reject(error);
       else resolve(value.trim());
     };
+    const escapes = escapeSkipper();
     const onData = (chunk: Buffer | string): void => {
       for (const ch of chunk.toString()) {
+        if (escapes.skips(ch)) continue;
         if (ch === '\r' || ch === '\n' || (ch === '\u0004' && value !== '')) {
           finish();
           return;
@@ -153,6 +156,41 @@ export function readHidden(
     input.once('end', onEnd);
     input.resume();
   });
+}
+
+/**
+ * Recognises the escape sequences a terminal sends for keys and pastes (arrow keys `ESC [ C`,
+ * `ESC O D`; bracketed paste's `ESC [ 200 ~` and `ESC [ 201 ~`), character by character, so that
+ * none of their characters becomes part of a hidden answer, even when one arrives split across
+ * reads. `skips(ch)` says whether `ch` belongs to a sequence.
+ */
+export function escapeSkipper(): { skips(ch: string): boolean } {
+  // 'esc': after ESC; 'csi': inside ESC [ …, up to its final byte; 'ss3': the one key after ESC O.
+  let state: 'text' | 'esc' | 'csi' | 'ss3' = 'text';
+  return {
+    skips(ch) {
+      switch (state) {
+        case 'text':
+          if (ch !== '\x1b') return false;
+          state = 'esc';
+          return true;
+        case 'esc':
+          state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
+          return true;
+        case 'csi':
+          // Parameters and intermediates (0x20-0x3f) continue it; a final byte (0x40-0x7e) ends it.
+          if (ch < ' ' || ch > '~') {
+            state = 'text';
+            return false;
+          }
+          if (ch >= '@') state = 'text';
+          return true;
+        case 'ss3':
+          state = 'text';
+          return true;
+      }
+    },
+  };
 }
 
 /** The key piped on stdin (not a TTY): its first line, trimmed; at most 64 KiB are read. */

@@ -14,8 +14,9 @@ import { constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { nodeFs } from '../lazy-node.js';
-import { FILE_MODE, FOLDER_MODE, writeFileAtomic } from '../store/atomic-file.js';
+import { FILE_MODE, FOLDER_MODE } from '../store/atomic-file.js';
 import { UnusableFileError } from './problems.js';
+import { copyWhole, replaceFile, type WriteGuard, WriteStopped } from './replace-file.js';
 
 export interface Owner {
   uid: number;
@@ -32,6 +33,38 @@ export interface ConfigFile {
   owner: Owner | undefined;
   /** The file began with a UTF-8 byte-order mark, which the JSONC and TOML parsers refuse. */
   bom?: boolean;
+  /** What tells this version of the file from a later one; undefined when there was no file. */
+  version?: FileVersion;
+}
+
+/** Identity, size and modification time: another program's write changes at least one. */
+export interface FileVersion {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+const versionOf = (info: Stats): FileVersion => ({ ino: info.ino, size: info.size, mtimeMs: info.mtimeMs });
+
+/** The file was written by another program after setup read it: setup's edit would undo that write. */
+export class FileChanged extends Error {
+  override name = 'FileChanged';
+}
+
+/** Throws FileChanged when `file` on disk is no longer the version that was read. */
+async function checkUnchanged(file: ConfigFile): Promise<void> {
+  let now: FileVersion | undefined;
+  try {
+    now = versionOf(await nodeFs().stat(file.path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const then = file.version;
+  const same =
+    now === undefined || then === undefined
+      ? now === then
+      : now.ino === then.ino && now.size === then.size && now.mtimeMs === then.mtimeMs;
+  if (!same) throw new FileChanged(`${file.path} changed since setup read it`);
 }
 
 const BOM = '\uFEFF';
@@ -62,8 +95,9 @@ export async function readRegularFile(
     const info = await handle.stat();
     if (!info.isFile()) throw new UnusableFileError(`${path} is ${kindOf(info)}, not a regular file`);
     if (info.size > MAX_CONFIG_BYTES) {
+      const bytes = (n: number): string => n.toLocaleString('en-US');
       throw new UnusableFileError(
-        `${path} is ${Math.round(info.size / 1024 / 1024)} MB, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MB setup reads`,
+        `${path} is ${bytes(info.size)} bytes, more than the ${bytes(MAX_CONFIG_BYTES)} (${MAX_CONFIG_BYTES / 1024 / 1024} MiB) setup reads`,
       );
     }
     return { raw: await readBounded(handle, info.size), info };
@@ -105,7 +139,29 @@ export async function readConfig(path: string): Promise<ConfigFile> {
     mode: info.mode & 0o777,
     owner: { uid: info.uid, gid: info.gid },
     bom,
+    version: versionOf(info),
   };
+}
+
+/**
+ * Why `file` must not be rewritten, or undefined. A file its owner made read-only is the user's
+ * choice, and a rename would replace it regardless (renaming needs only the folder's write
+ * permission), leaving a writable file in its place. Root may write anything, so for root the mode
+ * alone tells; for anyone else, whether the system lets this user write the file.
+ */
+export async function readOnlyProblem(file: ConfigFile): Promise<string | undefined> {
+  if (file.mode === undefined) return undefined;
+  const mode = file.mode.toString(8).padStart(4, '0');
+  if ((file.mode & 0o200) === 0) {
+    return `${file.path} is read-only (mode ${mode}); left it alone. To let setup change it, make it writable (chmod u+w ${file.path}), then run setup again.`;
+  }
+  if (process.platform === 'win32' || process.getuid?.() === 0) return undefined;
+  try {
+    await nodeFs().access(file.path, constants.W_OK);
+    return undefined;
+  } catch {
+    return `${file.path} is read-only for this user (mode ${mode}, owner uid ${file.owner?.uid}); left it alone. Run setup as the user the file belongs to, or make it writable for this one.`;
+  }
 }
 
 /** `<file>.<YYYYMMDD-HHMMSS>.bak`, never over an older backup. */
@@ -182,32 +238,46 @@ export interface WritePlan {
   backupMode: number | undefined;
 }
 
-/** Backs up the old file (if asked) and writes the new text; resolves with the backup's path. */
+/**
+ * Backs up the old file (if asked) and writes the new text; resolves with the backup's path. A
+ * write that `guard` stops before the rename takes its backup back too: the file is as it was. So
+ * does one that finds, just before the rename, that another program wrote the file since it was
+ * read (FileChanged): that version is kept, not replaced by an edit of the one before it.
+ */
 export async function writeConfig(
   file: ConfigFile,
   text: string,
   now: Date,
   plan: WritePlan,
+  guard: WriteGuard,
 ): Promise<string | undefined> {
   const owner = file.owner ?? (await ensureOwnedFolder(dirname(file.path)));
   let backup: string | undefined;
   if (file.text !== undefined && plan.backupMode !== undefined) {
+    const backupMode = plan.backupMode;
     for (let attempt = 0; backup === undefined; attempt++) {
       const name = backupName(file.path, now, attempt);
       try {
-        await nodeFs().copyFile(file.path, name, constants.COPYFILE_EXCL);
-        await nodeFs().chmod(name, plan.backupMode);
-        await giveTo(atPath(name), owner);
+        await copyWhole(file.path, name, guard, async (temp) => {
+          await nodeFs().chmod(temp, backupMode);
+          await giveTo(atPath(temp), owner);
+        });
         backup = name;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;
       }
     }
   }
-  // The temp file gets its owner before the rename: never seen with the wrong one.
-  await writeFileAtomic(file.path, file.bom ? BOM + text : text, {
-    mode: plan.mode,
-    prepare: (temp) => giveTo(temp, owner),
-  });
+  try {
+    // The temp file gets its owner before the rename: never seen with the wrong one.
+    await replaceFile(file.path, file.bom ? BOM + text : text, plan.mode, guard, {
+      prepare: (temp) => giveTo(temp, owner),
+      beforeRename: () => checkUnchanged(file),
+    });
+  } catch (error) {
+    const undone = error instanceof WriteStopped || error instanceof FileChanged;
+    if (undone && backup !== undefined) await nodeFs().rm(backup, { force: true });
+    throw error;
+  }
   return backup;
 }

@@ -76,6 +76,42 @@ describe('a base URL typed at the prompt', () => {
     expect(shownAnswer(`x${KEY}`)).not.toContain(KEY);
   });
 
+  it.each([
+    'someKey-12345678',
+    'UnFYsKcwPgATmEXrJbvNfzSkDWqHauMeyRjCVpGZ',
+    'k9Xq2"Tz4vL\\m8Rw3Ny"7Hs5Dp\\Qe6Gj1Fb"0Zc',
+    '"someKey-12345678"',
+  ])(
+    '%s, one long token with no dot, colon or slash, is taken for a key: not shown, not offered',
+    (typed) => {
+      expect(checkTypedBaseUrl(typed)).toEqual({
+        problem:
+          'That looks like an API key, not a URL (not shown). The base URL comes first (https://<service host>); the key is asked next.',
+      });
+    },
+  );
+
+  it.each([
+    ['localhost', 'http://localhost'],
+    ['feedbox', 'https://feedbox'],
+  ])('%s, a short host name, is still offered as %s', (typed, offer) => {
+    expect(checkTypedBaseUrl(typed)).toMatchObject({ offer });
+  });
+
+  it('a URL in quotes (copied from a JSON or .env file) is offered without them', () => {
+    expect(checkTypedBaseUrl('"http://127.0.0.1:8080"')).toEqual({
+      problem: '"http://127.0.0.1:8080" has quote marks around it, which a URL does not.',
+      offer: 'http://127.0.0.1:8080',
+    });
+  });
+
+  it('an answer longer than any base URL is refused as too long, with no offer', () => {
+    expect(checkTypedBaseUrl(`http://127.0.0.1:1/${'a'.repeat(4_095)}`)).toEqual({
+      problem:
+        'That answer is 4,114 characters long, more than a base URL can be (2,048): type the base URL alone.',
+    });
+  });
+
   it('accepts what the configuration accepts, as the same URL, and refuses what it refuses', () => {
     const answers = [
       'https://feed.example.com',

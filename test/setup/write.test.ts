@@ -21,6 +21,7 @@ import fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WriteStopped } from '../../src/setup/replace-file.js';
 import { readConfig, writeConfig } from '../../src/setup/write.js';
 
 const ORIGINAL = '{\n  "mcpServers": {}\n}\n';
@@ -58,10 +59,13 @@ const fails = (code: string) => async () => {
   throw Object.assign(new Error(`${code}: simulated`), { code });
 };
 
+/** A write nothing stops. */
+const UNSTOPPED = { signal: new AbortController().signal, track: () => () => {} };
+
 describe('writing a client config', () => {
   it('writes the new text, with a backup of the old, and nothing else beside it', async () => {
     const path = config();
-    const backup = await writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN);
+    const backup = await writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN, UNSTOPPED);
     expect(readFileSync(path, 'utf8')).toBe('{"new": true}\n');
     expect(readFileSync(backup!, 'utf8')).toBe(ORIGINAL);
     expect(readdirSync(join(path, '..')).sort()).toEqual(['mcp.json', 'mcp.json.20261123-120000.bak']);
@@ -74,10 +78,43 @@ describe('writing a client config', () => {
     const path = config();
     const file = await readConfig(path);
     vi.spyOn(fsp, call).mockImplementation(fails(code));
-    await expect(writeConfig(file, '{"new": true}\n', NOW, PLAN)).rejects.toThrow(code);
+    await expect(writeConfig(file, '{"new": true}\n', NOW, PLAN, UNSTOPPED)).rejects.toThrow(code);
     vi.restoreAllMocks();
     expect(readFileSync(path, 'utf8')).toBe(ORIGINAL);
     expect(readdirSync(join(path, '..')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('a write stopped, or a backup cut short', () => {
+  it('a stop before the rename removes the temp file and the new backup: the folder is as it was', async () => {
+    const path = config();
+    const stop = new AbortController();
+    // Stopped once the config's own temp file is being written, after its backup was made.
+    const guard = {
+      signal: stop.signal,
+      track: (temp: string) => {
+        if (!temp.includes('.bak.')) stop.abort();
+        return () => {};
+      },
+    };
+    await expect(writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN, guard)).rejects.toThrow(
+      WriteStopped,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(ORIGINAL);
+    expect(readdirSync(join(path, '..'))).toEqual(['mcp.json']);
+  });
+
+  it('a backup whose copy fails part-way is not left, empty or partial, under its name', async () => {
+    const path = config();
+    vi.spyOn(fsp, 'copyFile').mockImplementation(async (_from, to) => {
+      writeFileSync(String(to), ORIGINAL.slice(0, 5));
+      throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+    });
+    await expect(
+      writeConfig(await readConfig(path), '{"new": true}\n', NOW, PLAN, UNSTOPPED),
+    ).rejects.toThrow('ENOSPC');
+    expect(readFileSync(path, 'utf8')).toBe(ORIGINAL);
+    expect(readdirSync(join(path, '..'))).toEqual(['mcp.json']);
   });
 });
 
