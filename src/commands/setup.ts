@@ -184,7 +184,7 @@ async function chooseTargets(
         const closest = closestClientName(name);
         throw new Stop(
           EXIT.usage,
-          `Unknown client "${oneLine(name)}".${closest ? ` Did you mean ${closest}?` : ''} Known clients: ${CLIENT_NAMES}.`,
+          `Unknown client "${echoValue(name, [])}".${closest ? ` Did you mean ${closest}?` : ''} Known clients: ${CLIENT_NAMES}.`,
         );
       }
       return targets.find((t) => t.client === client)!;

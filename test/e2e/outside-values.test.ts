@@ -168,6 +168,7 @@ const OWN_VALUES: Record<string, (value: string) => string[]> = {
   'a stray word': (v) => [v],
   'help <x>': (v) => ['help', v],
   'call <x>': (v) => ['call', v],
+  'setup --client <x>': (v) => ['setup', '--client', v, '--print'],
 };
 
 /** Runs `OWN_VALUES` in the folder that has the tree, so `check` scans something and `watch` writes there. */
