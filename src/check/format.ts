@@ -85,7 +85,8 @@ function renderText(report: CheckReport): string {
   const skipped = [
     s.tooLarge && `${s.tooLarge} over --max-file-size`,
     s.binary && `${s.binary} binary`,
-    s.other && `${s.other} not regular files or unreadable`,
+    s.other && `${s.other} not regular files`,
+    s.unreadable && `${s.unreadable} unreadable`,
   ].filter(Boolean);
   if (lines.length) lines.push('');
   lines.push(

@@ -15,6 +15,7 @@ export interface CheckFlags {
   maxFileSize?: string;
   baseline?: string;
   writeBaseline?: string;
+  allowUnread?: boolean;
 }
 
 export interface CheckOptions {
@@ -26,6 +27,8 @@ export interface CheckOptions {
   maxFileSizeBytes: number;
   baseline: string | undefined;
   writeBaseline: string | undefined;
+  /** Pass (or fail on findings) even when a path, folder or file could not be read, or none was found. */
+  allowUnread: boolean;
 }
 
 export const DEFAULT_FAIL_ON: readonly FindingKind[] = ['deprecated', 'not_listed'];
@@ -112,5 +115,6 @@ export function parseCheckFlags(paths: readonly string[], flags: CheckFlags, now
     maxFileSizeBytes: parseMaxFileSize(flags.maxFileSize),
     baseline: flags.baseline,
     writeBaseline: flags.writeBaseline,
+    allowUnread: flags.allowUnread === true,
   };
 }

@@ -17,7 +17,17 @@ const BINARY_PROBE_BYTES = 8000;
  */
 const SCRATCH_BYTES = 1024 * 1024;
 
-export type ReadOutcome = { bytes: Buffer } | { skipped: 'tooLarge' | 'binary' | 'other' };
+export type ReadOutcome =
+  | { bytes: Buffer }
+  | { skipped: 'tooLarge' | 'binary' | 'other' }
+  /** The file is there but could not be read: `code` says why (EACCES, EIO…). */
+  | { skipped: 'unreadable'; code: string };
+
+/** A failure to open or read: a file gone meanwhile is not there to read; any other is unreadable. */
+function failed(error: unknown): ReadOutcome {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? { skipped: 'other' } : { skipped: 'unreadable', code: code ?? 'EIO' };
+}
 
 let scratch: Buffer | undefined;
 
@@ -29,8 +39,8 @@ export function readTextFile(path: string, limit: number): ReadOutcome {
   let opened: ReturnType<typeof openRegularSync>;
   try {
     opened = openRegularSync(path, { followLink: true, anyOwner: true });
-  } catch {
-    return { skipped: 'other' };
+  } catch (error) {
+    return failed(error);
   }
   if (opened.kind !== 'file') return { skipped: 'other' };
   try {
@@ -55,8 +65,8 @@ export function readTextFile(path: string, limit: number): ReadOutcome {
     const bytes = buffer.subarray(0, filled);
     if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return { skipped: 'binary' };
     return { bytes };
-  } catch {
-    return { skipped: 'other' };
+  } catch (error) {
+    return failed(error);
   } finally {
     closeSync(opened.file);
   }

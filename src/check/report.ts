@@ -11,6 +11,7 @@
  */
 
 import type { Finding, FindingKind } from './findings.js';
+import type { UnreadPath } from './unread.js';
 
 /** One reference in one file, with what is said about its model. */
 export interface Occurrence {
@@ -31,6 +32,10 @@ export interface WalkSummary {
   tooLarge: number;
   binary: number;
   other: number;
+  /** Paths given, folders and files that could not be read (unread.ts)… */
+  unreadable: number;
+  /** …the first of them named, with why. */
+  unread: UnreadPath[];
   /** Repeated references past a file's first 1,000, counted but not listed (scan.ts). */
   repeatsNotListed: number;
 }

@@ -36,7 +36,8 @@ export type FileOutcome =
       /** Repeats left out past the file's first MAX_LISTED_PER_FILE references. */
       repeats: number;
     }
-  | { kind: 'tooLarge' | 'binary' | 'other' };
+  | { kind: 'tooLarge' | 'binary' | 'other' }
+  | { kind: 'unreadable'; code: string };
 
 /** Whether a byte offset is on a silenced line: asked in ascending order, one pass over the text. */
 function silencer(bytes: Buffer): ((offset: number) => boolean) | undefined {
@@ -55,7 +56,8 @@ function silencer(bytes: Buffer): ((offset: number) => boolean) | undefined {
 
 export function scanFile(path: string, matcher: ModelMatcher, maxFileSize: number): FileOutcome {
   const read = readTextFile(path, maxFileSize);
-  if ('skipped' in read) return { kind: read.skipped };
+  if ('skipped' in read)
+    return read.skipped === 'unreadable' ? { kind: 'unreadable', code: read.code } : { kind: read.skipped };
   let { bytes } = read;
   const size = bytes.length;
   // Bytes that are not UTF-8 are read as decoding reads them (each bad sequence a U+FFFD), so that

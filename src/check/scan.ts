@@ -20,7 +20,8 @@ import { AbortedError } from '../errors.js';
 import type { ModelMatcher } from './matcher.js';
 import { BATCH_FILES, type ScanPool, startPool } from './pool.js';
 import { type FileOutcome, scanFile } from './scan-file.js';
-import { type WalkCounts, type WalkOptions, walkPaths } from './walker.js';
+import { noteUnread, unreadReason } from './unread.js';
+import { emptyCounts, type WalkCounts, type WalkOptions, walkPaths } from './walker.js';
 
 export { MAX_LISTED_PER_FILE } from './scan-file.js';
 
@@ -86,7 +87,7 @@ export async function scanPaths(
   matcher: ModelMatcher,
   options: ScanOptions,
 ): Promise<ScanResult> {
-  const counts: WalkCounts = { scanned: 0, tooLarge: 0, binary: 0, other: 0 };
+  const counts: WalkCounts = emptyCounts();
   const threads = options.threads ?? Math.min(2, process.getBuiltinModule('node:os').availableParallelism());
   const inlineBytes = options.inlineBytes ?? INLINE_BYTES;
   const files: string[] = [];
@@ -145,6 +146,10 @@ export async function scanPaths(
   const references: FoundReference[] = [];
   let repeatsNotListed = 0;
   outcomes.forEach((outcome, index) => {
+    if (outcome.kind === 'unreadable') {
+      noteUnread(counts, files[index]!, unreadReason(outcome.code));
+      return;
+    }
     counts[outcome.kind]++;
     if (outcome.kind !== 'scanned') return;
     repeatsNotListed += outcome.repeats;

@@ -18,6 +18,7 @@ import type { Ignore } from 'ignore';
 import { nodeFs } from '../lazy-node.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { readTextFile } from './read-file.js';
+import { noteUnread, pathArgument, type UnreadCounts, unreadReason } from './unread.js';
 
 /** Folders never walked, wherever they are. */
 const NEVER_WALKED = new Set(['.git', 'node_modules']);
@@ -48,14 +49,23 @@ export interface ScannedFile {
   text: string;
 }
 
-/** What the walk left out, by reason, for the summary. */
-export interface WalkCounts {
+/** What the walk left out, by reason, for the summary; what it could not read, named (unread.ts). */
+export interface WalkCounts extends UnreadCounts {
   scanned: number;
   tooLarge: number;
   binary: number;
-  /** Not a regular file, a link out of the tree, unreadable, or too deep. */
+  /** Not a regular file, a link out of the tree, gone meanwhile, or too deep. */
   other: number;
 }
+
+export const emptyCounts = (): WalkCounts => ({
+  scanned: 0,
+  tooLarge: 0,
+  binary: 0,
+  other: 0,
+  unreadable: 0,
+  unread: [],
+});
 
 /** One level of ignore rules: the folder they live in, and the rules. */
 interface IgnoreLevel {
@@ -72,27 +82,52 @@ type Fs = typeof import('node:fs/promises');
 async function readRegular(
   path: string,
   limit: number,
-): Promise<{ bytes: Buffer } | { skipped: 'tooLarge' | 'other' }> {
-  const opened = await openRegular(path, { followLink: true, anyOwner: true }).catch(() => undefined);
-  if (opened?.kind !== 'file') return { skipped: 'other' };
+): Promise<{ bytes: Buffer } | { skipped: 'tooLarge' | 'other' } | { unreadable: string }> {
+  const failed = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { skipped: 'other' as const } : { unreadable: code ?? 'EIO' };
+  };
+  let opened: Awaited<ReturnType<typeof openRegular>>;
+  try {
+    opened = await openRegular(path, { followLink: true, anyOwner: true });
+  } catch (error) {
+    return failed(error);
+  }
+  if (opened.kind !== 'file') return { skipped: 'other' };
   try {
     if (opened.size > limit) return { skipped: 'tooLarge' };
     // Up to the size it had, plus a byte: a file that grew past the limit meanwhile is too large.
     const bytes = await readHead(opened.file, Math.min(opened.size, limit));
     return bytes.length > limit ? { skipped: 'tooLarge' } : { bytes };
-  } catch {
-    return { skipped: 'other' };
+  } catch (error) {
+    return failed(error);
   } finally {
     await opened.file.close().catch(() => {});
   }
 }
 
-async function loadIgnoreLevel(folder: string, files: readonly string[]): Promise<IgnoreLevel | undefined> {
+/** Where a folder's ignore files are, to name one that could not be read. */
+interface IgnoreSource {
+  /** The folder, absolute. */
+  folder: string;
+  /** The folder as the report shows it; undefined above the paths given (not in the report). */
+  shown?: string;
+}
+
+async function loadIgnoreLevel(
+  source: IgnoreSource,
+  files: readonly string[],
+  counts: UnreadCounts,
+): Promise<IgnoreLevel | undefined> {
   const { join } = process.getBuiltinModule('node:path');
+  const { folder } = source;
   const texts: string[] = [];
   for (const name of files) {
     const read = await readRegular(join(folder, name), MAX_IGNORE_FILE_BYTES);
     if ('bytes' in read) texts.push(read.bytes.toString('utf8'));
+    // Its rules unknown, the files it would have left out are read: say so, as of any file unread.
+    else if ('unreadable' in read)
+      noteUnread(counts, join(source.shown ?? folder, name), unreadReason(read.unreadable));
   }
   if (!texts.length) return undefined;
   const { default: ignore } = await import('ignore');
@@ -123,7 +158,7 @@ function isIgnored(levels: readonly IgnoreLevel[], path: string, isFolder: boole
  * with the repository's `.git/info/exclude` below its top-level `.gitignore` in precedence. None
  * when `start` is in no repository.
  */
-async function ancestorLevels(fs: Fs, start: string): Promise<IgnoreLevel[]> {
+async function ancestorLevels(fs: Fs, start: string, counts: UnreadCounts): Promise<IgnoreLevel[]> {
   const { dirname, join } = process.getBuiltinModule('node:path');
   const chain: string[] = [];
   let folder = start;
@@ -132,10 +167,10 @@ async function ancestorLevels(fs: Fs, start: string): Promise<IgnoreLevel[]> {
     const git = await fs.lstat(join(folder, '.git')).catch(() => undefined);
     if (git) {
       const levels: IgnoreLevel[] = [];
-      const exclude = await loadIgnoreLevel(join(folder, '.git', 'info'), ['exclude']);
+      const exclude = await loadIgnoreLevel({ folder: join(folder, '.git', 'info') }, ['exclude'], counts);
       if (exclude) levels.push({ folder, rules: exclude.rules });
       for (const above of chain.slice(0, -1)) {
-        const level = await loadIgnoreLevel(above, IGNORE_FILES);
+        const level = await loadIgnoreLevel({ folder: above }, IGNORE_FILES, counts);
         if (level) levels.push(level);
       }
       return levels;
@@ -159,7 +194,8 @@ export async function* walkFiles(
   for await (const file of walkPaths(paths, options, counts)) {
     const read = readTextFile(file.absolute, options.maxFileSize);
     if ('skipped' in read) {
-      counts[read.skipped]++;
+      if (read.skipped === 'unreadable') noteUnread(counts, file.path, unreadReason(read.code));
+      else counts[read.skipped]++;
       continue;
     }
     counts.scanned++;
@@ -169,8 +205,9 @@ export async function* walkFiles(
 
 /**
  * The files to read under `paths`, one at a time, in a stable order (each folder's entries sorted
- * by name). `counts.other` is filled in as the walk goes, with what is not a regular file in the
- * tree; what reading finds (too large, binary, unreadable) is the reader's to count.
+ * by name). `counts` is filled in as the walk goes, with what is not a regular file in the tree and
+ * what could not be listed or is not there; what reading finds (too large, binary, unreadable) is the
+ * reader's to count.
  */
 export async function* walkPaths(
   paths: readonly string[],
@@ -187,33 +224,39 @@ export async function* walkPaths(
 
   for (const given of paths) {
     const root = resolve(given);
-    const stat = await fs.stat(root).catch(() => undefined);
-    if (!stat) {
-      counts.other++;
+    const argument = await pathArgument(root);
+    if ('problem' in argument) {
+      noteUnread(counts, given, argument.problem);
       continue;
     }
-    if (!stat.isDirectory()) {
+    if (argument.kind === 'file') {
       yield* scan(given, root);
       continue;
     }
     const realRoot = await fs.realpath(root);
     const inTree = (real: string) => real === realRoot || real.startsWith(`${realRoot}${sep}`);
-    const base = await ancestorLevels(fs, root);
+    const base = await ancestorLevels(fs, root, counts);
     // Depth first, by hand: each entry carries the ignore levels that apply below it.
     const stack: { shown: string; absolute: string; levels: IgnoreLevel[]; depth: number }[] = [
       { shown: given, absolute: root, levels: base, depth: 0 },
     ];
     while (stack.length) {
       const folder = stack.pop()!;
-      const entries = await fs.readdir(folder.absolute, { withFileTypes: true }).catch(() => undefined);
-      if (!entries) {
-        counts.other++;
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await fs.readdir(folder.absolute, { withFileTypes: true });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') counts.other++;
+        else noteUnread(counts, folder.shown, unreadReason(code ?? 'EIO'));
         continue;
       }
       // Only the ignore files the folder has: trying both in each of the bench tree's 2,100 folders
       // cost the main thread 210 ms of failed opens.
       const present = IGNORE_FILES.filter((name) => entries.some((entry) => entry.name === name));
-      const own = present.length ? await loadIgnoreLevel(folder.absolute, present) : undefined;
+      const own = present.length
+        ? await loadIgnoreLevel({ folder: folder.absolute, shown: folder.shown }, present, counts)
+        : undefined;
       const levels = own ? [...folder.levels, own] : folder.levels;
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const folders: typeof stack = [];

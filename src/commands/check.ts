@@ -14,6 +14,7 @@ import type { CheckOptions } from '../check/options.js';
 import { baselineOf, buildReport } from '../check/report.js';
 import { scanPaths } from '../check/scan.js';
 import { readCatalogAndNotices, readHistories } from '../check/service-facts.js';
+import { refuseUnusablePaths, unreadVerdict } from '../check/unread.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { ConfigError, isServiceUnavailable } from '../errors.js';
@@ -36,6 +37,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
   const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
   return runOneShot(config, io, print, async ({ log, runtime, signal }) => {
     try {
+      if (!options.allowUnread) await refuseUnusablePaths(options.paths);
       const baseline = options.baseline ? await readBaseline(options.baseline) : [];
       let stale: StaleInfo | undefined;
       const notes = {
@@ -84,6 +86,11 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         { failOn: options.failOn, baseline, notPriceChecked },
       );
       for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
+      const unread = options.allowUnread ? undefined : unreadVerdict(scan.counts, options.paths);
+      if (unread) {
+        io.stderr(`${print(unread)}\n`);
+        return EXIT.usage;
+      }
       if (options.writeBaseline) {
         const entries = baselineOf(report);
         await writeBaseline(options.writeBaseline, entries);
