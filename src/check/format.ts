@@ -104,6 +104,11 @@ function renderText(report: CheckReport): string {
   if (s.notPriceChecked.length) {
     lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
   }
+  for (const { model, reason } of s.noPriceHistory) {
+    lines.push(
+      `Not price-checked: ${oneLine(model)} (the service has no price history for it: ${oneLine(reason)}).`,
+    );
+  }
   lines.push(
     report.failed
       ? `Failed: a finding of a kind in --fail-on (${report.failOn.join(',')}) is not in the baseline.`

@@ -11,6 +11,7 @@
  */
 
 import type { Finding, FindingKind } from './findings.js';
+import type { NoPriceHistory } from './service-facts.js';
 import type { UnreadPath } from './unread.js';
 
 /** One reference in one file, with what is said about its model. */
@@ -49,6 +50,8 @@ export interface CheckReport {
     baselined: number;
     /** Referenced models whose price history was not read (past the cap), by id. */
     notPriceChecked: string[];
+    /** Referenced models whose price history the service did not give: not price-checked either. */
+    noPriceHistory: NoPriceHistory[];
   };
   failOn: readonly FindingKind[];
   /** Whether a finding of a `failOn` kind is not baselined. */
@@ -106,7 +109,12 @@ export interface Unbaselined {
 export function buildReport(
   found: readonly Unbaselined[],
   walk: WalkSummary,
-  options: { failOn: readonly FindingKind[]; baseline: readonly BaselineEntry[]; notPriceChecked: string[] },
+  options: {
+    failOn: readonly FindingKind[];
+    baseline: readonly BaselineEntry[];
+    notPriceChecked: string[];
+    noPriceHistory?: NoPriceHistory[];
+  },
 ): CheckReport {
   const allowance = new Map<string, number>();
   for (const entry of options.baseline) {
@@ -139,6 +147,7 @@ export function buildReport(
       findings: counts,
       baselined,
       notPriceChecked: options.notPriceChecked,
+      noPriceHistory: options.noPriceHistory ?? [],
     },
     failOn: options.failOn,
     failed,

@@ -71,7 +71,11 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         signal: signal,
       });
       const referenced = byReferences(scan.references.map((r) => r.modelId));
-      const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, signal);
+      const { histories, notPriceChecked, noPriceHistory } = await readHistories(
+        runtime.api,
+        referenced,
+        signal,
+      );
       const findings = findingsFor({ ...facts, histories, since: options.since });
       const report = buildReport(
         scan.references.map((r) => ({
@@ -83,7 +87,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
           findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
         })),
         { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
-        { failOn: options.failOn, baseline, notPriceChecked },
+        { failOn: options.failOn, baseline, notPriceChecked, noPriceHistory },
       );
       for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
       const unread = options.allowUnread ? undefined : unreadVerdict(scan.counts, options.paths);
