@@ -17,6 +17,7 @@
 import type { Ignore } from 'ignore';
 import { nodeFs } from '../lazy-node.js';
 import { openRegular, readHead } from '../store/open-regular.js';
+import { tempFileOf } from './baseline-file.js';
 import { readTextFile } from './read-file.js';
 import { noteUnread, pathArgument, type UnreadCounts, unreadReason } from './unread.js';
 
@@ -215,10 +216,18 @@ export async function* walkPaths(
   counts: WalkCounts,
 ): AsyncGenerator<WalkedFile> {
   const fs = nodeFs();
-  const { join, resolve, sep } = process.getBuiltinModule('node:path');
+  const { basename, dirname, join, resolve, sep } = process.getBuiltinModule('node:path');
 
+  // The temp files of the baseline's writes too: one a killed write left holds every finding.
+  const skipped = [...(options.skip ?? [])].map((file) => ({
+    folder: dirname(file),
+    temp: tempFileOf(basename(file)),
+  }));
+  const isSkipped = (absolute: string) =>
+    options.skip?.has(absolute) ||
+    skipped.some((file) => file.temp.test(basename(absolute)) && dirname(absolute) === file.folder);
   const scan = function* (shown: string, absolute: string): Generator<WalkedFile> {
-    if (options.skip?.has(absolute)) return;
+    if (skipped.length && isSkipped(absolute)) return;
     yield { path: shown, absolute };
   };
 

@@ -6,7 +6,7 @@
  */
 
 import type { StaleInfo } from '../api/client.js';
-import { readBaseline, writeBaseline } from '../check/baseline-file.js';
+import { checkBaselineTarget, readBaseline, writeBaseline } from '../check/baseline-file.js';
 import { findingsFor } from '../check/findings.js';
 import { renderReportParts } from '../check/format.js';
 import { compileMatcher } from '../check/matcher.js';
@@ -38,6 +38,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
   return runOneShot(config, io, print, async ({ log, runtime, signal }) => {
     try {
       if (!options.allowUnread) await refuseUnusablePaths(options.paths);
+      if (options.writeBaseline) await checkBaselineTarget(options.writeBaseline);
       const baseline = options.baseline ? await readBaseline(options.baseline) : [];
       let stale: StaleInfo | undefined;
       const notes = {
