@@ -167,10 +167,13 @@ function* renderJsonParts(report: CheckReport): Generator<string> {
   yield '  ]\n}';
 }
 
-/** A path as a SARIF artifact URI, relative to the folder `check` ran in. */
+/**
+ * A path as a SARIF artifact URI, relative to the folder `check` ran in. Report paths use `/` on
+ * every platform (scan.ts); a `\` is part of a name, and is encoded as such.
+ */
 const artifactUri = (path: string) =>
   path
-    .split(/[\\/]/)
+    .split('/')
     .filter((part) => part !== '.')
     .map(encodeURIComponent)
     .join('/');

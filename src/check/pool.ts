@@ -20,10 +20,10 @@ export interface WorkerSetup {
   maxFileSize: number;
 }
 
-/** Files to read and match, main thread to worker. */
+/** Files to read and match, main thread to worker: each path, and the tree it must be inside. */
 export interface WorkerBatch {
   id: number;
-  paths: string[];
+  files: { path: string; within?: string }[];
 }
 
 /**
@@ -35,10 +35,11 @@ export type WorkerReply =
   | { id: number; outcomes: FileOutcome[] }
   | { id: number; error: string };
 
-/** A file queued: its index in the walk, and the path to open. */
+/** A file queued: its index in the walk, the path to open, and the tree it must be inside. */
 export interface QueuedFile {
   index: number;
   path: string;
+  within?: string;
 }
 
 /**
@@ -188,7 +189,10 @@ export function startPool(options: PoolOptions): ScanPool {
           id,
           files.map((file) => file.index),
         );
-        state.worker.postMessage({ id, paths: files.map((file) => file.path) } satisfies WorkerBatch);
+        state.worker.postMessage({
+          id,
+          files: files.map(({ path, within }) => ({ path, within })),
+        } satisfies WorkerBatch);
         state.batches++;
       }
     }

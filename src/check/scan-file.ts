@@ -54,8 +54,14 @@ function silencer(bytes: Buffer): ((offset: number) => boolean) | undefined {
   };
 }
 
-export function scanFile(path: string, matcher: ModelMatcher, maxFileSize: number): FileOutcome {
-  const read = readTextFile(path, maxFileSize);
+/** `within`: the real path of the tree the file was found in (read-file.ts). */
+export function scanFile(
+  path: string,
+  matcher: ModelMatcher,
+  maxFileSize: number,
+  within?: string,
+): FileOutcome {
+  const read = readTextFile(path, maxFileSize, within);
   if ('skipped' in read)
     return read.skipped === 'unreadable' ? { kind: 'unreadable', code: read.code } : { kind: read.skipped };
   let { bytes } = read;

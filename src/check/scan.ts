@@ -73,8 +73,12 @@ export interface ScanOptions extends WalkOptions {
   signal?: AbortSignal;
 }
 
-/** Paths as the reports show them: forward slashes, whatever the platform. */
-const shown = (path: string) => path.split('\\').join('/');
+/**
+ * Paths as the reports show them: forward slashes, whatever the platform. Only where `\` is the
+ * separator: elsewhere it is part of a name (`src\app.py` is one file on Linux, not `src/app.py`).
+ */
+const shown = (path: string) =>
+  process.getBuiltinModule('node:path').sep === '\\' ? path.split('\\').join('/') : path;
 
 /** Where the bundle's worker is: beside it, in dist/ (`__dirname` is the bundle's folder). */
 function defaultWorkerFile(): string {
@@ -101,14 +105,14 @@ export async function scanPaths(
   };
   const stop = () => void pool?.close();
   options.signal?.addEventListener('abort', stop, { once: true });
-  const scan = (index: number, path: string) => {
-    const outcome = scanFile(path, matcher, options.maxFileSize);
+  const scan = (index: number, path: string, within: string | undefined) => {
+    const outcome = scanFile(path, matcher, options.maxFileSize, within);
     outcomes[index] = outcome;
     if (outcome.kind === 'scanned') inline += outcome.bytes;
   };
   /** The main thread matches a batch the workers do not hold (not if `workersOnly`), then lets answers in. */
   const share = async (active: ScanPool) => {
-    if (!options.workersOnly) for (const file of active.take()) scan(file.index, file.path);
+    if (!options.workersOnly) for (const file of active.take()) scan(file.index, file.path, file.within);
     await active.turn();
     aborted();
   };
@@ -128,10 +132,10 @@ export async function scanPaths(
         });
       }
       if (!pool) {
-        scan(index, file.absolute);
+        scan(index, file.absolute, file.within);
         continue;
       }
-      pool.add({ index, path: file.absolute });
+      pool.add({ index, path: file.absolute, within: file.within });
       while (!options.workersOnly && pool.queued >= BATCH_FILES) await share(pool);
     }
     pool?.walked();

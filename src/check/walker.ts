@@ -18,6 +18,7 @@ import type { Ignore } from 'ignore';
 import { nodeFs } from '../lazy-node.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { tempFileOf } from './baseline-file.js';
+import { isWithin, openedPath } from './in-tree.js';
 import { readTextFile } from './read-file.js';
 import { noteUnread, pathArgument, type UnreadCounts, unreadReason } from './unread.js';
 
@@ -38,10 +39,14 @@ export interface WalkOptions {
   skip?: ReadonlySet<string>;
 }
 
-/** A file to read: its path as given (relative paths stay relative) and the path to open. */
+/**
+ * A file to read: its path as given (relative paths stay relative), the path to open, and the real
+ * path of the tree it must be inside once opened (none for a file named on the command line).
+ */
 export interface WalkedFile {
   path: string;
   absolute: string;
+  within?: string;
 }
 
 /** A text file to scan: its path as given (relative paths stay relative) and its content. */
@@ -193,7 +198,7 @@ export async function* walkFiles(
   counts: WalkCounts,
 ): AsyncGenerator<ScannedFile> {
   for await (const file of walkPaths(paths, options, counts)) {
-    const read = readTextFile(file.absolute, options.maxFileSize);
+    const read = readTextFile(file.absolute, options.maxFileSize, file.within);
     if ('skipped' in read) {
       if (read.skipped === 'unreadable') noteUnread(counts, file.path, unreadReason(read.code));
       else counts[read.skipped]++;
@@ -201,6 +206,40 @@ export async function* walkFiles(
     }
     counts.scanned++;
     yield { path: file.path, text: read.bytes.toString('utf8') };
+  }
+}
+
+/**
+ * A folder's entries, listed through a descriptor that is known to be inside the tree: opened
+ * without following a link (a folder swapped for one since it was seen is refused), judged on the
+ * descriptor (in-tree.ts), and listed through it where /proc shows it. `outside` when it is not the
+ * folder the walk saw.
+ */
+async function listFolder(
+  fs: Fs,
+  path: string,
+  realRoot: string,
+): Promise<import('node:fs').Dirent[] | 'outside'> {
+  const { constants } = process.getBuiltinModule('node:fs');
+  let handle: import('node:fs/promises').FileHandle;
+  try {
+    handle = await fs.open(
+      path,
+      constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0),
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A link now (ELOOP), or a file (ENOTDIR): no longer the folder the walk saw.
+    if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'EMLINK') return 'outside';
+    throw error;
+  }
+  try {
+    const real = openedPath(handle.fd);
+    if (real === undefined) return await fs.readdir(path, { withFileTypes: true });
+    if (!isWithin(real, realRoot)) return 'outside';
+    return await fs.readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
+  } finally {
+    await handle.close();
   }
 }
 
@@ -226,9 +265,20 @@ export async function* walkPaths(
   const isSkipped = (absolute: string) =>
     options.skip?.has(absolute) ||
     skipped.some((file) => file.temp.test(basename(absolute)) && dirname(absolute) === file.folder);
-  const scan = function* (shown: string, absolute: string): Generator<WalkedFile> {
+  // A file reached through two of the paths given (`. src src/a.ts`) is read once, as first met.
+  const seen = paths.length > 1 ? new Set<string>() : undefined;
+  const scan = function* (
+    shown: string,
+    absolute: string,
+    within?: string,
+    key = absolute,
+  ): Generator<WalkedFile> {
     if (skipped.length && isSkipped(absolute)) return;
-    yield { path: shown, absolute };
+    if (seen) {
+      if (seen.has(key)) return;
+      seen.add(key);
+    }
+    yield { path: shown, absolute, within };
   };
 
   for (const given of paths) {
@@ -243,7 +293,7 @@ export async function* walkPaths(
       continue;
     }
     const realRoot = await fs.realpath(root);
-    const inTree = (real: string) => real === realRoot || real.startsWith(`${realRoot}${sep}`);
+    const inTree = (real: string) => isWithin(real, realRoot);
     const base = await ancestorLevels(fs, root, counts);
     // Depth first, by hand: each entry carries the ignore levels that apply below it.
     const stack: { shown: string; absolute: string; levels: IgnoreLevel[]; depth: number }[] = [
@@ -251,15 +301,21 @@ export async function* walkPaths(
     ];
     while (stack.length) {
       const folder = stack.pop()!;
-      let entries: import('node:fs').Dirent[];
+      let listed: Awaited<ReturnType<typeof listFolder>>;
       try {
-        entries = await fs.readdir(folder.absolute, { withFileTypes: true });
+        // The root as its real path: the user may name a link to a folder.
+        listed = await listFolder(fs, folder.depth ? folder.absolute : realRoot, realRoot);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') counts.other++;
         else noteUnread(counts, folder.shown, unreadReason(code ?? 'EIO'));
         continue;
       }
+      if (listed === 'outside') {
+        counts.other++;
+        continue;
+      }
+      const entries = listed;
       // Only the ignore files the folder has: trying both in each of the bench tree's 2,100 folders
       // cost the main thread 210 ms of failed opens.
       const present = IGNORE_FILES.filter((name) => entries.some((entry) => entry.name === name));
@@ -289,14 +345,14 @@ export async function* walkPaths(
             counts.other++;
             continue;
           }
-          yield* scan(shown, real!);
+          yield* scan(shown, real!, realRoot, absolute);
           continue;
         }
         if (!entry.isFile()) {
           counts.other++;
           continue;
         }
-        yield* scan(shown, absolute);
+        yield* scan(shown, absolute, realRoot);
       }
       // Reversed onto the stack, so that folders are walked in name order.
       stack.push(...folders.reverse());
