@@ -255,7 +255,7 @@ export async function* walkPaths(
   counts: WalkCounts,
 ): AsyncGenerator<WalkedFile> {
   const fs = nodeFs();
-  const { basename, dirname, join, resolve, sep } = process.getBuiltinModule('node:path');
+  const { basename, dirname, join, resolve } = process.getBuiltinModule('node:path');
 
   // The temp files of the baseline's writes too: one a killed write left holds every finding.
   const skipped = [...(options.skip ?? [])].map((file) => ({
