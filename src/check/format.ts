@@ -63,6 +63,29 @@ export function describeFinding(finding: ReportedFinding): string {
 
 const place = (o: Occurrence) => `${oneLine(o.path)}:${o.line}:${o.column}`;
 
+/**
+ * What the run left out by its bounds, in sentences: references past the caps (and whether their
+ * findings fail the run), ignore rules left out. Each format says them (SARIF as notifications).
+ */
+function limitNotes(report: CheckReport): string[] {
+  const s = report.summary;
+  const notes: string[] = [];
+  if (s.referencesNotListed) {
+    notes.push(
+      `${s.referencesNotListed} ${s.referencesNotListed === 1 ? 'reference' : 'references'} past the caps (5,000 a file, 50,000 a run) not listed` +
+        (s.referencesNotListedFailing
+          ? `; ${s.referencesNotListedFailing} of them with a finding of a --fail-on kind, which fail the run (no baseline can accept what is not listed).`
+          : '; none with a finding of a --fail-on kind.'),
+    );
+  }
+  if (s.ignoreRulesLeftOut) {
+    notes.push(
+      `${s.ignoreRulesLeftOut} ignore ${s.ignoreRulesLeftOut === 1 ? 'rule' : 'rules'} left out (longer than 4,096 characters, past 10,000 in a file, or past 1,000 wildcard rules in a file), in ${s.ignoreFilesCapped.map(oneLine).join('; ')}: what they would ignore is scanned.`,
+    );
+  }
+  return notes;
+}
+
 function renderText(report: CheckReport): string {
   const lines: string[] = [];
   let path: string | undefined;
@@ -101,6 +124,7 @@ function renderText(report: CheckReport): string {
       `${s.repeatsNotListed} repeated ${s.repeatsNotListed === 1 ? 'reference' : 'references'} past a file's first 1,000 not listed (each text and model is listed once).`,
     );
   }
+  for (const note of limitNotes(report)) lines.push(note);
   if (s.notPriceChecked.length) {
     lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
   }
@@ -199,6 +223,15 @@ function renderSarif(report: CheckReport): string {
             })),
           },
         },
+        invocations: [
+          {
+            executionSuccessful: true,
+            toolExecutionNotifications: limitNotes(report).map((text) => ({
+              level: 'warning',
+              message: { text },
+            })),
+          },
+        ],
         results: report.occurrences.flatMap((o) =>
           o.findings.map((finding) => ({
             ruleId: finding.kind,

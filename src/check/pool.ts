@@ -20,10 +20,13 @@ export interface WorkerSetup {
   maxFileSize: number;
 }
 
-/** Files to read and match, main thread to worker: each path, and the tree it must be inside. */
+/**
+ * Files to read and match, main thread to worker: each path, the tree it must be inside, and how
+ * many of its references may be listed (scan-file.ts).
+ */
 export interface WorkerBatch {
   id: number;
-  files: { path: string; within?: string }[];
+  files: { path: string; within?: string; listAtMost?: number }[];
 }
 
 /**
@@ -35,11 +38,12 @@ export type WorkerReply =
   | { id: number; outcomes: FileOutcome[] }
   | { id: number; error: string };
 
-/** A file queued: its index in the walk, the path to open, and the tree it must be inside. */
+/** A file queued: its index in the walk, the path to open, the tree it must be inside, its cap. */
 export interface QueuedFile {
   index: number;
   path: string;
   within?: string;
+  listAtMost?: number;
 }
 
 /**
@@ -191,7 +195,7 @@ export function startPool(options: PoolOptions): ScanPool {
         );
         state.worker.postMessage({
           id,
-          files: files.map(({ path, within }) => ({ path, within })),
+          files: files.map(({ path, within, listAtMost }) => ({ path, within, listAtMost })),
         } satisfies WorkerBatch);
         state.batches++;
       }

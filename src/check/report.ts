@@ -39,6 +39,13 @@ export interface WalkSummary {
   unread: UnreadPath[];
   /** Repeated references past a file's first 1,000, counted but not listed (scan.ts). */
   repeatsNotListed: number;
+  /** References past the caps (5,000 a file, 50,000 a run), counted but not listed (scan.ts)… */
+  referencesNotListed: number;
+  /** …of which this many have a finding of a `--fail-on` kind: they fail the run all the same. */
+  referencesNotListedFailing: number;
+  /** Ignore rules left out, too long or too many (ignore-rules.ts), and the first files with such. */
+  ignoreRulesLeftOut: number;
+  ignoreFilesCapped: string[];
 }
 
 export interface CheckReport {
@@ -123,7 +130,8 @@ export function buildReport(
   }
   const counts: Record<FindingKind, number> = { deprecated: 0, not_listed: 0, price_increase: 0, cheaper: 0 };
   let baselined = 0;
-  let failed = false;
+  // A reference past the caps is not listed, so no baseline can accept it: its finding fails.
+  let failed = walk.referencesNotListedFailing > 0;
   const occurrences = found.map((occurrence) => ({
     ...occurrence,
     findings: occurrence.findings.map((finding): ReportedFinding => {

@@ -14,10 +14,10 @@
  * on worker threads for a large tree; `walkFiles` reads them too.
  */
 
-import type { Ignore } from 'ignore';
 import { nodeFs } from '../lazy-node.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { tempFileOf } from './baseline-file.js';
+import { compileIgnore, type IgnoreMatcher } from './ignore-rules.js';
 import { isWithin, openedPath } from './in-tree.js';
 import { readTextFile } from './read-file.js';
 import { noteUnread, pathArgument, type UnreadCounts, unreadReason } from './unread.js';
@@ -62,6 +62,10 @@ export interface WalkCounts extends UnreadCounts {
   binary: number;
   /** Not a regular file, a link out of the tree, gone meanwhile, or too deep. */
   other: number;
+  /** Ignore rules left out, too long or too many (ignore-rules.ts)… */
+  ignoreRulesLeftOut: number;
+  /** …and the first ignore files that had such, as the report shows them. */
+  ignoreFilesCapped: string[];
 }
 
 export const emptyCounts = (): WalkCounts => ({
@@ -71,12 +75,17 @@ export const emptyCounts = (): WalkCounts => ({
   other: 0,
   unreadable: 0,
   unread: [],
+  ignoreRulesLeftOut: 0,
+  ignoreFilesCapped: [],
 });
+
+/** Ignore files named for rules left out; past them, only counted. */
+const MAX_CAPPED_NAMED = 5;
 
 /** One level of ignore rules: the folder they live in, and the rules. */
 interface IgnoreLevel {
   folder: string;
-  rules: Ignore;
+  rules: IgnoreMatcher;
 }
 
 type Fs = typeof import('node:fs/promises');
@@ -123,7 +132,7 @@ interface IgnoreSource {
 async function loadIgnoreLevel(
   source: IgnoreSource,
   files: readonly string[],
-  counts: UnreadCounts,
+  counts: WalkCounts,
 ): Promise<IgnoreLevel | undefined> {
   const { join } = process.getBuiltinModule('node:path');
   const { folder } = source;
@@ -136,9 +145,14 @@ async function loadIgnoreLevel(
       noteUnread(counts, join(source.shown ?? folder, name), unreadReason(read.unreadable));
   }
   if (!texts.length) return undefined;
-  const { default: ignore } = await import('ignore');
-  // Case-sensitive, as git is by default on Linux (core.ignorecase false).
-  return { folder, rules: ignore({ allowRelativePaths: true, ignorecase: false }).add(texts.join('\n')) };
+  const { matcher, leftOut } = compileIgnore(texts.join('\n'));
+  if (leftOut) {
+    counts.ignoreRulesLeftOut += leftOut;
+    if (counts.ignoreFilesCapped.length < MAX_CAPPED_NAMED) {
+      counts.ignoreFilesCapped.push(join(source.shown ?? folder, files.join(', ')));
+    }
+  }
+  return { folder, rules: matcher };
 }
 
 /**
@@ -149,12 +163,20 @@ function isIgnored(levels: readonly IgnoreLevel[], path: string, isFolder: boole
   const { relative, sep } = process.getBuiltinModule('node:path');
   for (let i = levels.length - 1; i >= 0; i--) {
     const level = levels[i]!;
-    let rel = relative(level.folder, path).split(sep).join('/');
+    const rel = relative(level.folder, path).split(sep).join('/');
     if (!rel || rel.startsWith('..')) continue;
-    if (isFolder) rel += '/';
-    const verdict = level.rules.test(rel);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
+    const verdict = level.rules.test(rel, isFolder);
+    if (verdict) return verdict === 'ignored';
+  }
+  return false;
+}
+
+/** Whether `folder` or a folder above it is ignored by `levels` (those above the paths given). */
+function folderChainIgnored(levels: readonly IgnoreLevel[], folder: string): boolean {
+  const { dirname } = process.getBuiltinModule('node:path');
+  for (let at = folder, i = 0; i < MAX_ANCESTORS; at = dirname(at), i++) {
+    if (isIgnored(levels, at, true)) return true;
+    if (dirname(at) === at) break;
   }
   return false;
 }
@@ -164,7 +186,7 @@ function isIgnored(levels: readonly IgnoreLevel[], path: string, isFolder: boole
  * with the repository's `.git/info/exclude` below its top-level `.gitignore` in precedence. None
  * when `start` is in no repository.
  */
-async function ancestorLevels(fs: Fs, start: string, counts: UnreadCounts): Promise<IgnoreLevel[]> {
+async function ancestorLevels(fs: Fs, start: string, counts: WalkCounts): Promise<IgnoreLevel[]> {
   const { dirname, join } = process.getBuiltinModule('node:path');
   const chain: string[] = [];
   let folder = start;
@@ -295,6 +317,8 @@ export async function* walkPaths(
     const realRoot = await fs.realpath(root);
     const inTree = (real: string) => isWithin(real, realRoot);
     const base = await ancestorLevels(fs, root, counts);
+    // A folder given inside one the repository ignores is ignored with it, as git would have it.
+    if (base.length && folderChainIgnored(base, root)) continue;
     // Depth first, by hand: each entry carries the ignore levels that apply below it.
     const stack: { shown: string; absolute: string; levels: IgnoreLevel[]; depth: number }[] = [
       { shown: given, absolute: root, levels: base, depth: 0 },

@@ -16,7 +16,10 @@ parentPort?.postMessage({ ready: true } satisfies WorkerReply);
 parentPort?.on('message', ({ id, files }: WorkerBatch) => {
   let reply: WorkerReply;
   try {
-    reply = { id, outcomes: files.map((file) => scanFile(file.path, matcher, maxFileSize, file.within)) };
+    reply = {
+      id,
+      outcomes: files.map((file) => scanFile(file.path, matcher, maxFileSize, file.within, file.listAtMost)),
+    };
   } catch (error) {
     reply = { id, error: error instanceof Error ? error.message : String(error) };
   }

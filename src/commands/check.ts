@@ -7,9 +7,9 @@
 
 import type { StaleInfo } from '../api/client.js';
 import { checkBaselineTarget, readBaseline, writeBaseline } from '../check/baseline-file.js';
-import { findingsFor } from '../check/findings.js';
+import { type Finding, type FindingKind, findingsFor } from '../check/findings.js';
 import { renderReportParts } from '../check/format.js';
-import { compileMatcher } from '../check/matcher.js';
+import { compileMatcher, type DroppedSpans } from '../check/matcher.js';
 import type { CheckOptions } from '../check/options.js';
 import { baselineOf, buildReport } from '../check/report.js';
 import { scanPaths } from '../check/scan.js';
@@ -25,11 +25,30 @@ import { redactSecrets } from '../text/redact.js';
 import { terminalSafe } from '../text/terminal.js';
 import { runOneShot } from './one-shot.js';
 
-/** The referenced catalog ids, the most referenced first (they get their price checked first). */
-function byReferences(modelIds: readonly (string | null)[]): string[] {
-  const counts = new Map<string, number>();
+/**
+ * The referenced catalog ids, the most referenced first (they get their price checked first), those
+ * past the caps (`notListed`) included.
+ */
+function byReferences(
+  modelIds: readonly (string | null)[],
+  notListed: ReadonlyMap<string, number>,
+): string[] {
+  const counts = new Map(notListed);
   for (const id of modelIds) if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
+}
+
+/** How many references past the caps have a finding of a `--fail-on` kind (a near miss is `not_listed`). */
+function failingNotListed(
+  notListed: DroppedSpans,
+  findings: (modelId: string) => Finding[],
+  failOn: readonly FindingKind[],
+): number {
+  let failing = failOn.includes('not_listed') ? notListed.nearMisses : 0;
+  for (const [modelId, count] of notListed.models) {
+    if (findings(modelId).some((finding) => failOn.includes(finding.kind))) failing += count;
+  }
+  return failing;
 }
 
 export async function runCheck(config: Config, io: CliIo, options: CheckOptions): Promise<number> {
@@ -71,7 +90,10 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         ),
         signal: signal,
       });
-      const referenced = byReferences(scan.references.map((r) => r.modelId));
+      const referenced = byReferences(
+        scan.references.map((r) => r.modelId),
+        scan.notListed.models,
+      );
       const { histories, notPriceChecked, noPriceHistory } = await readHistories(
         runtime.api,
         referenced,
@@ -87,7 +109,12 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
           modelId: r.modelId,
           findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
         })),
-        { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
+        {
+          ...scan.counts,
+          repeatsNotListed: scan.repeatsNotListed,
+          referencesNotListed: scan.notListed.count,
+          referencesNotListedFailing: failingNotListed(scan.notListed, findings, options.failOn),
+        },
         { failOn: options.failOn, baseline, notPriceChecked, noPriceHistory },
       );
       for (const part of renderReportParts(report, options.format)) io.stdout(print(part));

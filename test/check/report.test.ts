@@ -69,6 +69,10 @@ const WALK = {
   unreadable: 0,
   unread: [],
   repeatsNotListed: 0,
+  referencesNotListed: 0,
+  referencesNotListedFailing: 0,
+  ignoreRulesLeftOut: 0,
+  ignoreFilesCapped: [],
 };
 const FAIL_ON = ['deprecated', 'not_listed'] as const;
 
