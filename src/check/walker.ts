@@ -352,6 +352,16 @@ export async function* walkPaths(
       for (const entry of entries) {
         const absolute = join(folder.absolute, entry.name);
         const shown = join(folder.shown, entry.name);
+        // A name that is not UTF-8 comes back with U+FFFD in place of its bytes, and that name opens
+        // nothing: say it was not read, rather than skip it unseen.
+        if (entry.name.includes('\uFFFD') && !(await fs.lstat(absolute).catch(() => undefined))) {
+          noteUnread(
+            counts,
+            shown,
+            'its name is not UTF-8, which check cannot open: rename it to have it checked',
+          );
+          continue;
+        }
         if (entry.isDirectory()) {
           if (NEVER_WALKED.has(entry.name) || isIgnored(levels, absolute, true)) continue;
           if (folder.depth + 1 > MAX_DEPTH) {

@@ -38,6 +38,15 @@ describe('the names check reports', () => {
     expect((JSON.parse(json.stdout) as JsonReport).references.map((r) => r.path)).toEqual(['src\\app.py']);
   });
 
+  it('a name that is not UTF-8 is not skipped unseen: it is named as unread (exit 2)', async () => {
+    const tree = tempFolder('mf-names-');
+    writeFileSync(Buffer.from(`${tree}/\xffbad.py`, 'latin1'), 'm = "openai/gpt-4o-2024-05-13"\n');
+    writeFileSync(join(tree, 'ok.py'), 'nothing\n');
+    const result = await run(['check', '.'], env(), { cwd: tree });
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stderr).toContain('\uFFFDbad.py: its name is not UTF-8, which check cannot open');
+  });
+
   it('a file named twice, by overlapping paths, is scanned and reported once', async () => {
     const tree = tempFolder('mf-names-');
     mkdirSync(join(tree, 'src'));
