@@ -202,9 +202,58 @@ const artifactUri = (path: string) =>
     .map(encodeURIComponent)
     .join('/');
 
-function renderSarif(report: CheckReport): string {
+/**
+ * What SARIF's reader should know of the run beside its results: what it could not read (the run
+ * fails with exit 2 for it unless allowed), models not price-checked, and what its bounds left out.
+ */
+function sarifNotifications(report: CheckReport): { level: string; message: { text: string } }[] {
+  const s = report.summary;
+  const texts = [
+    ...s.unread.map(({ path, reason }) => ({
+      level: 'error',
+      text: `not read: ${oneLine(path)}: ${reason}`,
+    })),
+    ...(s.unreadable > s.unread.length
+      ? [{ level: 'error', text: `not read: ${s.unreadable - s.unread.length} more files or folders` }]
+      : []),
+    ...s.noPriceHistory.map(({ model, reason }) => ({
+      level: 'warning',
+      text: `not price-checked: ${oneLine(model)} (the service has no price history for it: ${oneLine(reason)})`,
+    })),
+    ...limitNotes(report).map((text) => ({ level: 'warning', text })),
+  ];
+  return texts.map(({ level, text }) => ({ level, message: { text } }));
+}
+
+/** Occurrences per part of the SARIF document, as JSON_PART_REFERENCES for the JSON one. */
+const SARIF_PART_OCCURRENCES = 1000;
+
+function* renderSarifParts(report: CheckReport): Generator<string> {
   const level = (kind: FindingKind) =>
     report.failOn.includes(kind) ? 'error' : kind === 'cheaper' ? 'note' : 'warning';
+  const toResults = (o: Occurrence) =>
+    o.findings.map((finding) => ({
+      ruleId: finding.kind,
+      ruleIndex: FINDING_KINDS.indexOf(finding.kind),
+      level: finding.baselined ? 'note' : level(finding.kind),
+      baselineState: finding.baselined ? 'unchanged' : 'new',
+      message: {
+        text: `${oneLine(o.text)} → ${o.modelId ?? '(not in the catalog)'}: ${describeFinding(finding)}`,
+      },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: artifactUri(o.path) },
+            region: {
+              startLine: o.line,
+              startColumn: o.column,
+              endLine: o.line,
+              endColumn: o.column + o.text.length,
+            },
+          },
+        },
+      ],
+    }));
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -226,40 +275,34 @@ function renderSarif(report: CheckReport): string {
         invocations: [
           {
             executionSuccessful: true,
-            toolExecutionNotifications: limitNotes(report).map((text) => ({
-              level: 'warning',
-              message: { text },
-            })),
+            toolExecutionNotifications: sarifNotifications(report),
           },
         ],
-        results: report.occurrences.flatMap((o) =>
-          o.findings.map((finding) => ({
-            ruleId: finding.kind,
-            ruleIndex: FINDING_KINDS.indexOf(finding.kind),
-            level: finding.baselined ? 'note' : level(finding.kind),
-            baselineState: finding.baselined ? 'unchanged' : 'new',
-            message: {
-              text: `${oneLine(o.text)} → ${o.modelId ?? '(not in the catalog)'}: ${describeFinding(finding)}`,
-            },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: { uri: artifactUri(o.path) },
-                  region: {
-                    startLine: o.line,
-                    startColumn: o.column,
-                    endLine: o.line,
-                    endColumn: o.column + o.text.length,
-                  },
-                },
-              },
-            ],
-          })),
-        ),
+        results: [],
       },
     ],
   };
-  return escapeJsonText(JSON.stringify(sarif, null, 2));
+  const document = JSON.stringify(sarif, null, 2);
+  const { occurrences } = report;
+  if (!occurrences.length) {
+    yield escapeJsonText(document);
+    return;
+  }
+  // `results` is the run's last member: the document ends `"results": []` and the run's, the
+  // list's and the document's closing brackets, at these indentations.
+  const cut = document.length - '[]\n    }\n  ]\n}'.length;
+  yield escapeJsonText(`${document.slice(0, cut)}[\n`);
+  let first = true;
+  for (let start = 0; start < occurrences.length; start += SARIF_PART_OCCURRENCES) {
+    const part = occurrences.slice(start, start + SARIF_PART_OCCURRENCES).flatMap(toResults);
+    if (!part.length) continue;
+    // Stringified alone, then indented as the run's results are (8 spaces): JSON has no raw line
+    // break inside a string, so every line break is one between values.
+    const items = JSON.stringify(part, null, 2).slice(2, -2).replace(/^/gm, '      ');
+    yield escapeJsonText(`${first ? '' : ',\n'}${items}`);
+    first = false;
+  }
+  yield '\n      ]\n    }\n  ]\n}';
 }
 
 /** GitHub's workflow command escaping: of the message, and more of a property's value. */
@@ -297,7 +340,7 @@ export function* renderReportParts(report: CheckReport, format: CheckFormat): Ge
       yield '\n';
       return;
     case 'sarif':
-      yield renderSarif(report);
+      yield* renderSarifParts(report);
       yield '\n';
       return;
     case 'github':

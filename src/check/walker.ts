@@ -18,7 +18,7 @@ import { nodeFs } from '../lazy-node.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { tempFileOf } from './baseline-file.js';
 import { compileIgnore, type IgnoreMatcher } from './ignore-rules.js';
-import { isWithin, openedPath } from './in-tree.js';
+import { isWithin, listFolder } from './in-tree.js';
 import { readTextFile } from './read-file.js';
 import { noteUnread, pathArgument, type UnreadCounts, unreadReason } from './unread.js';
 
@@ -232,40 +232,6 @@ export async function* walkFiles(
 }
 
 /**
- * A folder's entries, listed through a descriptor that is known to be inside the tree: opened
- * without following a link (a folder swapped for one since it was seen is refused), judged on the
- * descriptor (in-tree.ts), and listed through it where /proc shows it. `outside` when it is not the
- * folder the walk saw.
- */
-async function listFolder(
-  fs: Fs,
-  path: string,
-  realRoot: string,
-): Promise<import('node:fs').Dirent[] | 'outside'> {
-  const { constants } = process.getBuiltinModule('node:fs');
-  let handle: import('node:fs/promises').FileHandle;
-  try {
-    handle = await fs.open(
-      path,
-      constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0),
-    );
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A link now (ELOOP), or a file (ENOTDIR): no longer the folder the walk saw.
-    if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'EMLINK') return 'outside';
-    throw error;
-  }
-  try {
-    const real = openedPath(handle.fd);
-    if (real === undefined) return await fs.readdir(path, { withFileTypes: true });
-    if (!isWithin(real, realRoot)) return 'outside';
-    return await fs.readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
  * The files to read under `paths`, one at a time, in a stable order (each folder's entries sorted
  * by name). `counts` is filled in as the walk goes, with what is not a regular file in the tree and
  * what could not be listed or is not there; what reading finds (too large, binary, unreadable) is the
@@ -328,7 +294,7 @@ export async function* walkPaths(
       let listed: Awaited<ReturnType<typeof listFolder>>;
       try {
         // The root as its real path: the user may name a link to a folder.
-        listed = await listFolder(fs, folder.depth ? folder.absolute : realRoot, realRoot);
+        listed = await listFolder(folder.depth ? folder.absolute : realRoot, realRoot);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') counts.other++;

@@ -93,7 +93,7 @@ describe('check within bounds', () => {
     expect(notice.message.text).toMatch(
       /^\d+ references past the caps \(5,000 a file, 50,000 a run\) not listed; \d+ of them with a finding of a --fail-on kind, which fail the run/,
     );
-    expect(result.peakRss).toBeLessThan(700 * MB);
+    expect(result.peakRss).toBeLessThan(400 * MB);
   }, 500_000);
 
   it('four nested 1 MiB .gitignore files over 2,000 files: finishes, saying which rules it left out', async () => {

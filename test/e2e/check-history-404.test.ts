@@ -69,5 +69,13 @@ describe('check with a price history that answers 404', () => {
     const report = JSON.parse(json.stdout);
     expect(report.summary.noPriceHistory).toEqual([{ model: GONE, reason: 'HTTP 404' }]);
     expect(report.summary.findings).toMatchObject({ deprecated: 1, price_increase: 1 });
+
+    const sarif = await run(['check', '--since', '2026-06-01', '--format', 'sarif', '.'], env, { cwd: tree });
+    expect(JSON.parse(sarif.stdout).runs[0].invocations[0].toolExecutionNotifications).toEqual([
+      {
+        level: 'warning',
+        message: { text: `not price-checked: ${GONE} (the service has no price history for it: HTTP 404)` },
+      },
+    ]);
   });
 });
