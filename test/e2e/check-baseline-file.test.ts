@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
-import { BIN, NODE, run, scrubbedEnv } from './harness.js';
+import { runAsNobody } from './check-nobody.js';
+import { run, scrubbedEnv } from './harness.js';
 
 const NEAR_MISS = 'MODEL = "openai/gpt-4o-2024-05-13"\n';
 
@@ -127,23 +128,8 @@ describe('--baseline that cannot be read', () => {
   it('unreadable (as nobody) or a folder: plain messages, exit 2', async () => {
     requireRoot();
     writeFileSync(join(tree, 'base.json'), '{"version":1,"findings":[]}\n', { mode: 0o600 });
-    const nobody = spawnSync(
-      'setpriv',
-      [
-        '--reuid=65534',
-        '--regid=65534',
-        '--clear-groups',
-        NODE,
-        BIN,
-        'check',
-        '--baseline',
-        'base.json',
-        '.',
-      ],
-      { cwd: tree, env, encoding: 'utf8', timeout: 15_000 },
-    );
     expectPlain(
-      { code: nobody.status, stderr: nobody.stderr },
+      await runAsNobody(['check', '--baseline', 'base.json', '.'], tree, env),
       '--baseline base.json cannot be read: permission denied (EACCES)',
     );
     mkdirSync(join(tree, 'folder'));

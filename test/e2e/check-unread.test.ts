@@ -5,16 +5,16 @@
  * and a reason, unless --allow-unread says the user accepts it.
  */
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
-import { BIN, NODE, type Output, run, scrubbedEnv } from './harness.js';
+import { runAsNobody } from './check-nobody.js';
+import { run, scrubbedEnv } from './harness.js';
 
 const OTHER_UID = 1001;
-const NOBODY = 65534;
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -43,33 +43,6 @@ function chownTree(tree: string, uid: number, paths: string[]): void {
   for (const path of paths) chownSync(join(tree, path), uid, uid);
 }
 
-/** The CLI run as user nobody (root reads every file whatever its mode). */
-function runAsNobody(args: string[], cwd: string): Promise<Output> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'setpriv',
-      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', NODE, BIN, ...args],
-      { env: env(), cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out: ${args.join(' ')}\n${stderr}`));
-    }, 15_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 const NEAR_MISS = 'MODEL = "openai/gpt-4o-2024-05-13"\n';
 
 describe('check reads what it is given, or fails saying what it did not read', () => {
@@ -94,7 +67,7 @@ describe('check reads what it is given, or fails saying what it did not read', (
     chownTree(tree, OTHER_UID, ['private', 'private/secret.py', 'locked.py']);
     chmodSync(join(tree, 'private'), 0o700);
     chmodSync(join(tree, 'locked.py'), 0o600);
-    const result = await runAsNobody(['check', '.'], tree);
+    const result = await runAsNobody(['check', '.'], tree, env());
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('could not read 2 files or folders');
     expect(result.stderr).toContain('locked.py: permission denied (EACCES)');
@@ -104,7 +77,7 @@ describe('check reads what it is given, or fails saying what it did not read', (
     expect(result.stdout).toContain('ok.py:1:10');
     expect(result.stdout).toContain('2 unreadable');
 
-    const allowed = await runAsNobody(['check', '--allow-unread', '--format', 'json', '.'], tree);
+    const allowed = await runAsNobody(['check', '--allow-unread', '--format', 'json', '.'], tree, env());
     expect(allowed.code, allowed.stderr).toBe(1);
     const report = JSON.parse(allowed.stdout);
     expect(report.summary).toMatchObject({ scanned: 1, unreadable: 2 });
