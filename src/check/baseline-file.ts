@@ -12,9 +12,9 @@ import { ConfigError } from '../errors.js';
 import { nodeFs } from '../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../store/atomic-file.js';
 import { openRegular, readHead } from '../store/open-regular.js';
-import { oneLine } from '../text/terminal.js';
 import { FINDING_KINDS } from './findings.js';
 import type { BaselineEntry } from './report.js';
+import { echoPath } from './unread.js';
 
 /**
  * A baseline larger than this is neither read nor written: a real one is a few KB, and what is
@@ -59,7 +59,7 @@ function baselineEntries(document: unknown): BaselineEntry[] | string {
 
 const refuse = (path: string, why: string) =>
   new ConfigError(
-    `--baseline ${oneLine(path)} ${why}. Write one with --write-baseline ${oneLine(path)}.`,
+    `--baseline ${echoPath(path)} ${why}. Write one with --write-baseline ${echoPath(path)}.`,
     'baseline',
     '--baseline',
   );
@@ -96,7 +96,7 @@ export async function readBaseline(path: string): Promise<BaselineEntry[]> {
 }
 
 const refuseWrite = (path: string, why: string) =>
-  new ConfigError(`--write-baseline ${oneLine(path)} ${why}`, 'write-baseline', '--write-baseline');
+  new ConfigError(`--write-baseline ${echoPath(path)} ${why}`, 'write-baseline', '--write-baseline');
 
 function kindOf(info: import('node:fs').Stats): string {
   if (info.isDirectory()) return 'a folder';
@@ -180,7 +180,7 @@ export async function writeBaseline(path: string, entries: readonly BaselineEntr
   const bytes = Buffer.byteLength(text);
   if (bytes > MAX_BASELINE_BYTES) {
     throw new ConfigError(
-      `--write-baseline ${oneLine(path)}: the baseline would be ${(bytes / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_BASELINE_BYTES / 1024 / 1024} MiB --baseline reads (${findings.length} accepted findings). Nothing was written. Check fewer paths (or leave generated files out, .model-feed-ignore), or fix some findings first.`,
+      `--write-baseline ${echoPath(path)}: the baseline would be ${(bytes / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_BASELINE_BYTES / 1024 / 1024} MiB --baseline reads (${findings.length} accepted findings). Nothing was written. Check fewer paths (or leave generated files out, .model-feed-ignore), or fix some findings first.`,
       'write-baseline',
       '--write-baseline',
     );
@@ -190,9 +190,12 @@ export async function writeBaseline(path: string, entries: readonly BaselineEntr
   try {
     await writeFileAtomic(path, text, { mode: await modeToKeep(path) });
   } catch (error) {
-    const { reason } = describeFileError(error);
+    const code = (error as NodeJS.ErrnoException).code;
+    // Where a folder cannot take new files (/proc, say), the temp file's open finds no such file.
+    const reason =
+      code === 'ENOENT' ? 'its folder cannot hold a new file (ENOENT)' : describeFileError(error).reason;
     throw new ConfigError(
-      `cannot write ${oneLine(path)}: ${reason}; the old baseline, if any, is unchanged. ${writeFix((error as NodeJS.ErrnoException).code)}`,
+      `cannot write ${echoPath(path)}: ${reason}; the old baseline, if any, is unchanged. ${writeFix(code)}`,
       'write-baseline',
       '--write-baseline',
     );

@@ -107,6 +107,22 @@ export function parseCheckFlags(paths: readonly string[], flags: CheckFlags, now
       '--write-baseline',
     );
   }
+  for (const [flag, value] of [
+    ['--baseline', flags.baseline],
+    ['--write-baseline', flags.writeBaseline],
+  ] as const) {
+    // An empty value would be taken for no flag at all: a baseline silently not read, or not written.
+    if (value !== undefined && !value.trim()) {
+      throw new ConfigError(`${flag} takes a file name; got an empty one.`, flag.slice(2), flag);
+    }
+  }
+  const empty = paths.find((path) => !path.trim());
+  if (empty !== undefined) {
+    throw new ConfigError(
+      `check takes files and folders to scan; one was given empty (${quoted(empty)}): an unset shell variable, perhaps.`,
+      'paths',
+    );
+  }
   return {
     paths: paths.length ? [...paths] : ['.'],
     format: format as CheckFormat,

@@ -11,6 +11,18 @@ import { ConfigError } from '../errors.js';
 import { nodeFs } from '../lazy-node.js';
 import { oneLine } from '../text/terminal.js';
 
+/** The longest path quoted back in a message: its end, where the name is, is what is kept. */
+const MAX_ECHOED_PATH = 200;
+
+/**
+ * A path the user gave, as a message quotes it back: one line, terminal-safe, and cut from the
+ * front when long (a 5,000-character argument is not a message).
+ */
+export function echoPath(path: string): string {
+  const line = oneLine(path);
+  return line.length > MAX_ECHOED_PATH ? `…${line.slice(-MAX_ECHOED_PATH)}` : line;
+}
+
 /** Unread paths named in a report; past them, only counted (a tree of 100,000 unreadable files). */
 export const MAX_UNREAD_NAMED = 20;
 
@@ -70,7 +82,7 @@ export async function pathArgument(path: string): Promise<{ kind: 'folder' | 'fi
 }
 
 const listed = (unread: readonly UnreadPath[]) =>
-  unread.map(({ path, reason }) => `  ${oneLine(path)}: ${reason}`).join('\n');
+  unread.map(({ path, reason }) => `  ${echoPath(path)}: ${reason}`).join('\n');
 
 /**
  * Refuses the paths given when one cannot be checked (missing, misspelt, `-`, a FIFO): asked before
@@ -107,7 +119,7 @@ export function unreadVerdict(
   }
   if (counts.scanned + counts.tooLarge + counts.binary === 0) {
     return (
-      `check found no file to scan under ${paths.map(oneLine).join(', ')}: there is none, or every one is ignored (.gitignore, .model-feed-ignore). ` +
+      `check found no file to scan under ${paths.map(echoPath).join(', ')}: there is none, or every one is ignored (.gitignore, .model-feed-ignore). ` +
       'Name the files and folders to check, or pass --allow-unread to accept an empty check.'
     );
   }

@@ -14,7 +14,7 @@ import type { CheckOptions } from '../check/options.js';
 import { baselineOf, buildReport } from '../check/report.js';
 import { scanPaths } from '../check/scan.js';
 import { readCatalogAndNotices, readHistories } from '../check/service-facts.js';
-import { refuseUnusablePaths, unreadVerdict } from '../check/unread.js';
+import { echoPath, refuseUnusablePaths, unreadVerdict } from '../check/unread.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { ConfigError, isServiceUnavailable } from '../errors.js';
@@ -128,7 +128,7 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         await writeBaseline(options.writeBaseline, entries);
         io.stderr(
           print(
-            `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${options.writeBaseline}.\n`,
+            `Wrote ${entries.length} accepted ${entries.length === 1 ? 'finding' : 'findings'} to ${echoPath(options.writeBaseline)}.\n`,
           ),
         );
         return EXIT.ok;

@@ -124,6 +124,24 @@ describe('--write-baseline writes a regular file, or a new one, and nothing else
   });
 });
 
+describe('user mistakes with the baseline flags', () => {
+  it('an empty file name, a folder that takes no new file, a path too long to quote: plain messages', async () => {
+    expectPlain(
+      await check(['--write-baseline', '']),
+      '--write-baseline takes a file name; got an empty one.',
+    );
+    expectPlain(await check(['--baseline', ' ']), '--baseline takes a file name; got an empty one.');
+    expectPlain(
+      await check(['--write-baseline', '/proc/version']),
+      'cannot write /proc/version: its folder cannot hold a new file (ENOENT)',
+    );
+    const long = `${'d'.repeat(4000)}/base.json`;
+    const quoted = await check(['--baseline', long]);
+    expectPlain(quoted, `--baseline …${'d'.repeat(190)}/base.json`);
+    expect(quoted.stderr.length).toBeLessThan(1000);
+  });
+});
+
 describe('--baseline that cannot be read', () => {
   it('unreadable (as nobody) or a folder: plain messages, exit 2', async () => {
     requireRoot();

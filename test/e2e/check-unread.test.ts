@@ -111,6 +111,11 @@ describe('check reads what it is given, or fails saying what it did not read', (
     expect(fifo.code, fifo.stdout).toBe(2);
     expect(fifo.stderr).toContain('fifo: not a file or folder (a FIFO)');
 
+    // An unset variable in quotes: it would have scanned the folder check ran in.
+    const empty = await run(['check', 'ok.py', ''], env(), { cwd: tree });
+    expect(empty.code, empty.stdout).toBe(2);
+    expect(empty.stderr).toContain('one was given empty ("")');
+
     const allowed = await run(['check', '--allow-unread', 'ok.py', 'srcc'], env(), { cwd: tree });
     expect(allowed.code, allowed.stderr).toBe(1);
     expect(allowed.stdout).toContain('1 unreadable');
