@@ -78,9 +78,9 @@ function limitNotes(report: CheckReport): string[] {
           : '; none with a finding of a --fail-on kind.'),
     );
   }
-  if (s.ignoreRulesLeftOut) {
+  if (s.ignoreRulesLeftOut || s.ignoreFilesCapped.length) {
     notes.push(
-      `${s.ignoreRulesLeftOut} ignore ${s.ignoreRulesLeftOut === 1 ? 'rule' : 'rules'} left out (longer than 4,096 characters, past 10,000 in a file, or past 1,000 wildcard rules in a file), in ${s.ignoreFilesCapped.map(oneLine).join('; ')}: what they would ignore is scanned.`,
+      `Ignore rules not all used (a file over 1 MiB is not read; a rule over 4,096 characters, or past 10,000 in a file or 1,000 with wildcards, is left out): ${s.ignoreRulesLeftOut} ${s.ignoreRulesLeftOut === 1 ? 'rule' : 'rules'} left out, in ${s.ignoreFilesCapped.map(oneLine).join('; ')}. What they would ignore is scanned.`,
     );
   }
   return notes;

@@ -82,6 +82,10 @@ export const emptyCounts = (): WalkCounts => ({
 /** Ignore files named for rules left out; past them, only counted. */
 const MAX_CAPPED_NAMED = 5;
 
+function noteCapped(counts: WalkCounts, name: string): void {
+  if (counts.ignoreFilesCapped.length < MAX_CAPPED_NAMED) counts.ignoreFilesCapped.push(name);
+}
+
 /** One level of ignore rules: the folder they live in, and the rules. */
 interface IgnoreLevel {
   folder: string;
@@ -143,14 +147,14 @@ async function loadIgnoreLevel(
     // Its rules unknown, the files it would have left out are read: say so, as of any file unread.
     else if ('unreadable' in read)
       noteUnread(counts, join(source.shown ?? folder, name), unreadReason(read.unreadable));
+    else if (read.skipped === 'tooLarge')
+      noteCapped(counts, join(source.shown ?? folder, `${name} (over 1 MiB, not read)`));
   }
   if (!texts.length) return undefined;
   const { matcher, leftOut } = compileIgnore(texts.join('\n'));
   if (leftOut) {
     counts.ignoreRulesLeftOut += leftOut;
-    if (counts.ignoreFilesCapped.length < MAX_CAPPED_NAMED) {
-      counts.ignoreFilesCapped.push(join(source.shown ?? folder, files.join(', ')));
-    }
+    noteCapped(counts, join(source.shown ?? folder, files.join(', ')));
   }
   return { folder, rules: matcher };
 }

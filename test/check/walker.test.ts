@@ -118,4 +118,26 @@ describe('the walker', () => {
       unread: [{ path: pipe, reason: 'not a file or folder (a FIFO)' }],
     });
   });
+
+  it('says which ignore files it did not use whole: one over 1 MiB, one with rules left out', async () => {
+    const root = tree({
+      '.gitignore': `${'#'.repeat(1024 * 1024)}\n*.py\n`,
+      'sub/.gitignore': `${'x*'.repeat(3000)}\nskipped.txt\n`,
+      'app.py': 'read: the rule that would ignore it is in a file too large to read',
+      'sub/skipped.txt': 'ignored',
+      'sub/kept.txt': 'read',
+    });
+    const { files, counts } = await walk([root]);
+    expect(files.map((f) => f.slice(root.length + 1))).toEqual([
+      '.gitignore',
+      'app.py',
+      'sub/.gitignore',
+      'sub/kept.txt',
+    ]);
+    expect(counts.ignoreRulesLeftOut).toBe(1);
+    expect(counts.ignoreFilesCapped).toEqual([
+      join(root, '.gitignore (over 1 MiB, not read)'),
+      join(root, 'sub/.gitignore'),
+    ]);
+  });
 });

@@ -138,6 +138,8 @@ describe('check within bounds', () => {
     expect(result.stderr.length).toBeLessThan(2000);
     expect(result.stdout).toContain('app.py:1:6');
     expect(result.stdout).not.toContain('debug.log');
-    expect(result.stdout).toContain('1 ignore rule left out (longer than 4,096 characters');
+    expect(result.stdout).toContain(
+      'Ignore rules not all used (a file over 1 MiB is not read; a rule over 4,096 characters, or past 10,000 in a file or 1,000 with wildcards, is left out): 1 rule left out, in .gitignore.',
+    );
   });
 });
