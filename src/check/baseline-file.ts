@@ -107,10 +107,28 @@ function kindOf(info: import('node:fs').Stats): string {
 }
 
 /**
- * Refuses a `--write-baseline` path that holds anything but a regular file (links followed): asked
- * before the scan, so that a mistake costs nothing, and again just before the write.
+ * Refuses a `--write-baseline` path that holds anything but a regular file (links followed), or
+ * whose folder is not there: asked before the scan, so that a mistake costs nothing, and again just
+ * before the write. The folder is not made: a recursive mkdir under /proc never returns (Node 20).
  */
 export async function checkBaselineTarget(path: string): Promise<void> {
+  const { dirname } = process.getBuiltinModule('node:path');
+  let folder: import('node:fs').Stats;
+  try {
+    folder = await nodeFs().stat(dirname(path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new ConfigError(
+        `cannot write ${echoPath(path)}: its folder ${echoPath(dirname(path))} does not exist. Make it first, or name a file in a folder that exists.`,
+        'write-baseline',
+        '--write-baseline',
+      );
+    }
+    throw cannotWrite(path, error);
+  }
+  if (!folder.isDirectory())
+    throw cannotWrite(path, Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' }));
   let info: import('node:fs').Stats;
   try {
     info = await nodeFs().stat(path);
@@ -155,6 +173,19 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** A write the disk refused, as a plain message: the file, the reason, the fix. */
+function cannotWrite(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  // Where a folder cannot take new files (/proc, say), the temp file's open finds no such file.
+  const reason =
+    code === 'ENOENT' ? 'its folder cannot hold a new file (ENOENT)' : describeFileError(error).reason;
+  return new ConfigError(
+    `cannot write ${echoPath(path)}: ${reason}; the old baseline, if any, is unchanged. ${writeFix(code)}`,
+    'write-baseline',
+    '--write-baseline',
+  );
+}
+
 /** What to do about a write the disk refused, by its code. */
 function writeFix(code: string | undefined): string {
   switch (code) {
@@ -190,14 +221,6 @@ export async function writeBaseline(path: string, entries: readonly BaselineEntr
   try {
     await writeFileAtomic(path, text, { mode: await modeToKeep(path) });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // Where a folder cannot take new files (/proc, say), the temp file's open finds no such file.
-    const reason =
-      code === 'ENOENT' ? 'its folder cannot hold a new file (ENOENT)' : describeFileError(error).reason;
-    throw new ConfigError(
-      `cannot write ${echoPath(path)}: ${reason}; the old baseline, if any, is unchanged. ${writeFix(code)}`,
-      'write-baseline',
-      '--write-baseline',
-    );
+    throw cannotWrite(path, error);
   }
 }

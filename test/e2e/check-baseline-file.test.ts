@@ -135,6 +135,12 @@ describe('user mistakes with the baseline flags', () => {
       await check(['--write-baseline', '/proc/version']),
       'cannot write /proc/version: its folder cannot hold a new file (ENOENT)',
     );
+    // A folder is not made: under /proc, a recursive mkdir never returned.
+    expectPlain(
+      await check(['--write-baseline', '/proc/nothere/x/base.json']),
+      'cannot write /proc/nothere/x/base.json: its folder /proc/nothere/x does not exist. Make it first',
+    );
+    expectPlain(await check(['--write-baseline', 'new/base.json']), 'its folder new does not exist');
     const long = `${'d'.repeat(4000)}/base.json`;
     const quoted = await check(['--baseline', long]);
     expectPlain(quoted, `--baseline …${'d'.repeat(190)}/base.json`);
