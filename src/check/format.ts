@@ -124,6 +124,12 @@ function renderText(report: CheckReport): string {
       `${s.repeatsNotListed} repeated ${s.repeatsNotListed === 1 ? 'reference' : 'references'} past a file's first 1,000 not listed (each text and model is listed once).`,
     );
   }
+  if (s.unreadable) {
+    const more = s.unreadable - s.unread.length;
+    lines.push(
+      `Not read: ${s.unread.map(({ path, reason }) => `${oneLine(path)} (${reason})`).join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
+    );
+  }
   for (const note of limitNotes(report)) lines.push(note);
   if (s.notPriceChecked.length) {
     lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
@@ -274,7 +280,8 @@ function* renderSarifParts(report: CheckReport): Generator<string> {
         },
         invocations: [
           {
-            executionSuccessful: true,
+            // What it could not read, it did not check.
+            executionSuccessful: report.summary.unreadable === 0,
             toolExecutionNotifications: sarifNotifications(report),
           },
         ],

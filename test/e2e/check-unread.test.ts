@@ -119,6 +119,15 @@ describe('check reads what it is given, or fails saying what it did not read', (
     const allowed = await run(['check', '--allow-unread', 'ok.py', 'srcc'], env(), { cwd: tree });
     expect(allowed.code, allowed.stderr).toBe(1);
     expect(allowed.stdout).toContain('1 unreadable');
+    expect(allowed.stdout).toContain('Not read: srcc (does not exist).');
+    const sarif = await run(['check', '--allow-unread', '--format', 'sarif', 'ok.py', 'srcc'], env(), {
+      cwd: tree,
+    });
+    const [invocation] = JSON.parse(sarif.stdout).runs[0].invocations;
+    expect(invocation).toEqual({
+      executionSuccessful: false,
+      toolExecutionNotifications: [{ level: 'error', message: { text: 'not read: srcc: does not exist' } }],
+    });
   });
 
   it('a tree with no file to scan fails with exit 2, unless allowed', async () => {
