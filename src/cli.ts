@@ -356,9 +356,13 @@ function addCheckCommand(
     .option('--max-file-size <MiB>', 'skip files larger than this, counted in the summary (default 4)')
     .option('--baseline <file>', 'accepted findings (from --write-baseline): reported, never failing')
     .option('--write-baseline <file>', 'record every current finding as accepted, then exit 0')
+    .option(
+      '--allow-unread',
+      'do not fail (exit 2) when a path, folder or file cannot be read, or no file is found to scan',
+    )
     .addHelpText(
       'after',
-      '\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings. See docs/check.md.',
+      '\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings, or something could not be read (a path, folder or file; see --allow-unread) or no file was found. See docs/check.md.',
     )
     .action(async (paths: string[], _opts, command: Command) => {
       const all = command.opts<Record<string, unknown>>();

@@ -63,6 +63,29 @@ export function describeFinding(finding: ReportedFinding): string {
 
 const place = (o: Occurrence) => `${oneLine(o.path)}:${o.line}:${o.column}`;
 
+/**
+ * What the run left out by its bounds, in sentences: references past the caps (and whether their
+ * findings fail the run), ignore rules left out. Each format says them (SARIF as notifications).
+ */
+function limitNotes(report: CheckReport): string[] {
+  const s = report.summary;
+  const notes: string[] = [];
+  if (s.referencesNotListed) {
+    notes.push(
+      `${s.referencesNotListed} ${s.referencesNotListed === 1 ? 'reference' : 'references'} past the caps (5,000 a file, 50,000 a run) not listed` +
+        (s.referencesNotListedFailing
+          ? `; ${s.referencesNotListedFailing} of them with a finding of a --fail-on kind, which fail the run (no baseline can accept what is not listed).`
+          : '; none with a finding of a --fail-on kind.'),
+    );
+  }
+  if (s.ignoreRulesLeftOut || s.ignoreFilesCapped.length) {
+    notes.push(
+      `Ignore rules not all used (a file over 1 MiB is not read; a rule over 4,096 characters, or past 10,000 in a file or 1,000 with wildcards, is left out): ${s.ignoreRulesLeftOut} ${s.ignoreRulesLeftOut === 1 ? 'rule' : 'rules'} left out, in ${s.ignoreFilesCapped.map(oneLine).join('; ')}. What they would ignore is scanned.`,
+    );
+  }
+  return notes;
+}
+
 function renderText(report: CheckReport): string {
   const lines: string[] = [];
   let path: string | undefined;
@@ -85,7 +108,8 @@ function renderText(report: CheckReport): string {
   const skipped = [
     s.tooLarge && `${s.tooLarge} over --max-file-size`,
     s.binary && `${s.binary} binary`,
-    s.other && `${s.other} not regular files or unreadable`,
+    s.other && `${s.other} not regular files`,
+    s.unreadable && `${s.unreadable} unreadable`,
   ].filter(Boolean);
   if (lines.length) lines.push('');
   lines.push(
@@ -100,8 +124,20 @@ function renderText(report: CheckReport): string {
       `${s.repeatsNotListed} repeated ${s.repeatsNotListed === 1 ? 'reference' : 'references'} past a file's first 1,000 not listed (each text and model is listed once).`,
     );
   }
+  if (s.unreadable) {
+    const more = s.unreadable - s.unread.length;
+    lines.push(
+      `Not read: ${s.unread.map(({ path, reason }) => `${oneLine(path)} (${reason})`).join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
+    );
+  }
+  for (const note of limitNotes(report)) lines.push(note);
   if (s.notPriceChecked.length) {
     lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
+  }
+  for (const { model, reason } of s.noPriceHistory) {
+    lines.push(
+      `Not price-checked: ${oneLine(model)} (the service has no price history for it: ${oneLine(reason)}).`,
+    );
   }
   lines.push(
     report.failed
@@ -161,17 +197,69 @@ function* renderJsonParts(report: CheckReport): Generator<string> {
   yield '  ]\n}';
 }
 
-/** A path as a SARIF artifact URI, relative to the folder `check` ran in. */
+/**
+ * A path as a SARIF artifact URI, relative to the folder `check` ran in. Report paths use `/` on
+ * every platform (scan.ts); a `\` is part of a name, and is encoded as such.
+ */
 const artifactUri = (path: string) =>
   path
-    .split(/[\\/]/)
+    .split('/')
     .filter((part) => part !== '.')
     .map(encodeURIComponent)
     .join('/');
 
-function renderSarif(report: CheckReport): string {
+/**
+ * What SARIF's reader should know of the run beside its results: what it could not read (the run
+ * fails with exit 2 for it unless allowed), models not price-checked, and what its bounds left out.
+ */
+function sarifNotifications(report: CheckReport): { level: string; message: { text: string } }[] {
+  const s = report.summary;
+  const texts = [
+    ...s.unread.map(({ path, reason }) => ({
+      level: 'error',
+      text: `not read: ${oneLine(path)}: ${reason}`,
+    })),
+    ...(s.unreadable > s.unread.length
+      ? [{ level: 'error', text: `not read: ${s.unreadable - s.unread.length} more files or folders` }]
+      : []),
+    ...s.noPriceHistory.map(({ model, reason }) => ({
+      level: 'warning',
+      text: `not price-checked: ${oneLine(model)} (the service has no price history for it: ${oneLine(reason)})`,
+    })),
+    ...limitNotes(report).map((text) => ({ level: 'warning', text })),
+  ];
+  return texts.map(({ level, text }) => ({ level, message: { text } }));
+}
+
+/** Occurrences per part of the SARIF document, as JSON_PART_REFERENCES for the JSON one. */
+const SARIF_PART_OCCURRENCES = 1000;
+
+function* renderSarifParts(report: CheckReport): Generator<string> {
   const level = (kind: FindingKind) =>
     report.failOn.includes(kind) ? 'error' : kind === 'cheaper' ? 'note' : 'warning';
+  const toResults = (o: Occurrence) =>
+    o.findings.map((finding) => ({
+      ruleId: finding.kind,
+      ruleIndex: FINDING_KINDS.indexOf(finding.kind),
+      level: finding.baselined ? 'note' : level(finding.kind),
+      baselineState: finding.baselined ? 'unchanged' : 'new',
+      message: {
+        text: `${oneLine(o.text)} → ${o.modelId ?? '(not in the catalog)'}: ${describeFinding(finding)}`,
+      },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: artifactUri(o.path) },
+            region: {
+              startLine: o.line,
+              startColumn: o.column,
+              endLine: o.line,
+              endColumn: o.column + o.text.length,
+            },
+          },
+        },
+      ],
+    }));
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -190,34 +278,38 @@ function renderSarif(report: CheckReport): string {
             })),
           },
         },
-        results: report.occurrences.flatMap((o) =>
-          o.findings.map((finding) => ({
-            ruleId: finding.kind,
-            ruleIndex: FINDING_KINDS.indexOf(finding.kind),
-            level: finding.baselined ? 'note' : level(finding.kind),
-            baselineState: finding.baselined ? 'unchanged' : 'new',
-            message: {
-              text: `${oneLine(o.text)} → ${o.modelId ?? '(not in the catalog)'}: ${describeFinding(finding)}`,
-            },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: { uri: artifactUri(o.path) },
-                  region: {
-                    startLine: o.line,
-                    startColumn: o.column,
-                    endLine: o.line,
-                    endColumn: o.column + o.text.length,
-                  },
-                },
-              },
-            ],
-          })),
-        ),
+        invocations: [
+          {
+            // What it could not read, it did not check.
+            executionSuccessful: report.summary.unreadable === 0,
+            toolExecutionNotifications: sarifNotifications(report),
+          },
+        ],
+        results: [],
       },
     ],
   };
-  return escapeJsonText(JSON.stringify(sarif, null, 2));
+  const document = JSON.stringify(sarif, null, 2);
+  const { occurrences } = report;
+  if (!occurrences.length) {
+    yield escapeJsonText(document);
+    return;
+  }
+  // `results` is the run's last member: the document ends `"results": []` and the run's, the
+  // list's and the document's closing brackets, at these indentations.
+  const cut = document.length - '[]\n    }\n  ]\n}'.length;
+  yield escapeJsonText(`${document.slice(0, cut)}[\n`);
+  let first = true;
+  for (let start = 0; start < occurrences.length; start += SARIF_PART_OCCURRENCES) {
+    const part = occurrences.slice(start, start + SARIF_PART_OCCURRENCES).flatMap(toResults);
+    if (!part.length) continue;
+    // Stringified alone, then indented as the run's results are (8 spaces): JSON has no raw line
+    // break inside a string, so every line break is one between values.
+    const items = JSON.stringify(part, null, 2).slice(2, -2).replace(/^/gm, '      ');
+    yield escapeJsonText(`${first ? '' : ',\n'}${items}`);
+    first = false;
+  }
+  yield '\n      ]\n    }\n  ]\n}';
 }
 
 /** GitHub's workflow command escaping: of the message, and more of a property's value. */
@@ -255,7 +347,7 @@ export function* renderReportParts(report: CheckReport, format: CheckFormat): Ge
       yield '\n';
       return;
     case 'sarif':
-      yield renderSarif(report);
+      yield* renderSarifParts(report);
       yield '\n';
       return;
     case 'github':

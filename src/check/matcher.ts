@@ -59,10 +59,24 @@ export interface SpanOptions {
    */
   limit: number;
   /**
+   * At most this many spans are listed at all, new ones included; past them, each is tallied in
+   * `dropped` instead, so that a file of distinct near misses cannot list without end.
+   * @default no bound
+   */
+  hardLimit?: number;
+  /**
    * Whether a span starting at this byte is left out altogether, neither listed nor counted (a
    * silenced line). Asked in ascending order of `start`.
    */
   silenced?: (start: number) => boolean;
+}
+
+/** Spans past `hardLimit`: how many, how many near misses, and the catalog models they name. */
+export interface DroppedSpans {
+  count: number;
+  nearMisses: number;
+  /** Catalog id -> spans dropped. */
+  models: Map<string, number>;
 }
 
 export interface ModelMatcher {
@@ -76,7 +90,7 @@ export interface ModelMatcher {
    * `repeats` and never made into spans, so a line naming one model 700,000 times costs no memory
    * for them.
    */
-  spans(bytes: Uint8Array, options: SpanOptions): { spans: Span[]; repeats: number };
+  spans(bytes: Uint8Array, options: SpanOptions): { spans: Span[]; repeats: number; dropped: DroppedSpans };
   /**
    * What another thread needs to rebuild this matcher without compiling it again
    * (`matcherFrom`): plain data, its tables in shared memory, which a worker receives without a copy.
@@ -457,6 +471,9 @@ function eachReference(
 }
 
 /** Edit distance of `a` and `b`, or `limit + 1` once it is sure to exceed `limit`. */
+/** Tokens whose suggestions a matcher keeps at once (see `suggest`). */
+const SUGGESTIONS_CACHED = 10_000;
+
 export function boundedEditDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -684,7 +701,9 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
     namespaces.byVendor.set(vendor, entries);
     namespaces.longestVendor = Math.max(namespaces.longestVendor, encoder.encode(vendor).length);
   }
-  // A token's suggestions depend on the token alone: worked out once however often it recurs.
+  // A token's suggestions depend on the token alone: worked out once however often it recurs. The
+  // memory is bounded (SUGGESTIONS_CACHED, then started afresh): ten files of distinct near misses
+  // kept 1.4 million tokens here, some 300 MB.
   const suggestionsFor = new Map<string, string[]>();
   const suggest = (token: string): string[] => {
     const known = suggestionsFor.get(token);
@@ -698,6 +717,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
     }
     scored.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
     const suggestions = scored.slice(0, MAX_SUGGESTIONS).map(([, id]) => id);
+    if (suggestionsFor.size >= SUGGESTIONS_CACHED) suggestionsFor.clear();
     suggestionsFor.set(token, suggestions);
     return suggestions;
   };
@@ -738,9 +758,10 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       }
       return misses;
     },
-    spans(bytes, { limit, silenced }) {
+    spans(bytes, { limit, hardLimit = Number.POSITIVE_INFINITY, silenced }) {
       const spans: Span[] = [];
       let repeats = 0;
+      const dropped: DroppedSpans = { count: 0, nearMisses: 0, models: new Map() };
       const mark = ++call;
       const listedMisses = new Set<string>();
       /**
@@ -756,9 +777,15 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
           repeats++;
           return;
         }
+        const modelId = pattern >= 0 ? automaton.patterns[pattern]!.modelId : null;
+        if (spans.length >= hardLimit) {
+          dropped.count++;
+          if (modelId === null) dropped.nearMisses++;
+          else dropped.models.set(modelId, (dropped.models.get(modelId) ?? 0) + 1);
+          return;
+        }
         if (pattern >= 0) listedIn[pattern] = mark;
         else listedMisses.add(token);
-        const modelId = pattern >= 0 ? automaton.patterns[pattern]!.modelId : null;
         spans.push({ start, end, modelId, suggestions: suggestions ?? [] });
       };
       // References come from the automaton and tokens from their own pass, both in order: each token
@@ -781,7 +808,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
         covered = end;
       });
       tokensBefore(Number.POSITIVE_INFINITY);
-      return { spans, repeats };
+      return { spans, repeats, dropped };
     },
   };
 }

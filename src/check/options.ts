@@ -15,6 +15,7 @@ export interface CheckFlags {
   maxFileSize?: string;
   baseline?: string;
   writeBaseline?: string;
+  allowUnread?: boolean;
 }
 
 export interface CheckOptions {
@@ -26,6 +27,8 @@ export interface CheckOptions {
   maxFileSizeBytes: number;
   baseline: string | undefined;
   writeBaseline: string | undefined;
+  /** Pass (or fail on findings) even when a path, folder or file could not be read, or none was found. */
+  allowUnread: boolean;
 }
 
 export const DEFAULT_FAIL_ON: readonly FindingKind[] = ['deprecated', 'not_listed'];
@@ -104,6 +107,22 @@ export function parseCheckFlags(paths: readonly string[], flags: CheckFlags, now
       '--write-baseline',
     );
   }
+  for (const [flag, value] of [
+    ['--baseline', flags.baseline],
+    ['--write-baseline', flags.writeBaseline],
+  ] as const) {
+    // An empty value would be taken for no flag at all: a baseline silently not read, or not written.
+    if (value !== undefined && !value.trim()) {
+      throw new ConfigError(`${flag} takes a file name; got an empty one.`, flag.slice(2), flag);
+    }
+  }
+  const empty = paths.find((path) => !path.trim());
+  if (empty !== undefined) {
+    throw new ConfigError(
+      `check takes files and folders to scan; one was given empty (${quoted(empty)}): an unset shell variable, perhaps.`,
+      'paths',
+    );
+  }
   return {
     paths: paths.length ? [...paths] : ['.'],
     format: format as CheckFormat,
@@ -112,5 +131,6 @@ export function parseCheckFlags(paths: readonly string[], flags: CheckFlags, now
     maxFileSizeBytes: parseMaxFileSize(flags.maxFileSize),
     baseline: flags.baseline,
     writeBaseline: flags.writeBaseline,
+    allowUnread: flags.allowUnread === true,
   };
 }

@@ -20,10 +20,13 @@ export interface WorkerSetup {
   maxFileSize: number;
 }
 
-/** Files to read and match, main thread to worker. */
+/**
+ * Files to read and match, main thread to worker: each path, the tree it must be inside, and how
+ * many of its references may be listed (scan-file.ts).
+ */
 export interface WorkerBatch {
   id: number;
-  paths: string[];
+  files: { path: string; within?: string; listAtMost?: number }[];
 }
 
 /**
@@ -35,10 +38,12 @@ export type WorkerReply =
   | { id: number; outcomes: FileOutcome[] }
   | { id: number; error: string };
 
-/** A file queued: its index in the walk, and the path to open. */
+/** A file queued: its index in the walk, the path to open, the tree it must be inside, its cap. */
 export interface QueuedFile {
   index: number;
   path: string;
+  within?: string;
+  listAtMost?: number;
 }
 
 /**
@@ -188,7 +193,10 @@ export function startPool(options: PoolOptions): ScanPool {
           id,
           files.map((file) => file.index),
         );
-        state.worker.postMessage({ id, paths: files.map((file) => file.path) } satisfies WorkerBatch);
+        state.worker.postMessage({
+          id,
+          files: files.map(({ path, within, listAtMost }) => ({ path, within, listAtMost })),
+        } satisfies WorkerBatch);
         state.batches++;
       }
     }

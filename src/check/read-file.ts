@@ -8,6 +8,7 @@
 
 import { closeSync, readSync } from 'node:fs';
 import { openRegularSync } from '../store/open-regular.js';
+import { openedWithin } from './in-tree.js';
 
 /** Git's rule: a NUL byte in the first 8,000 bytes makes a file binary. */
 const BINARY_PROBE_BYTES = 8000;
@@ -17,23 +18,36 @@ const BINARY_PROBE_BYTES = 8000;
  */
 const SCRATCH_BYTES = 1024 * 1024;
 
-export type ReadOutcome = { bytes: Buffer } | { skipped: 'tooLarge' | 'binary' | 'other' };
+export type ReadOutcome =
+  | { bytes: Buffer }
+  | { skipped: 'tooLarge' | 'binary' | 'other' }
+  /** The file is there but could not be read: `code` says why (EACCES, EIO…). */
+  | { skipped: 'unreadable'; code: string };
+
+/** A failure to open or read: a file gone meanwhile is not there to read; any other is unreadable. */
+function failed(error: unknown): ReadOutcome {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? { skipped: 'other' } : { skipped: 'unreadable', code: code ?? 'EIO' };
+}
 
 let scratch: Buffer | undefined;
 
 /**
  * The file's bytes, if it is a regular file of at most `limit` bytes with no NUL byte in its first
- * 8,000. The bytes may be this module's scratch buffer: valid until the next call.
+ * 8,000, and, given `within` (a real path), inside that folder once opened (in-tree.ts: a folder on
+ * its path swapped for a link out of the tree is not followed). The bytes may be this module's
+ * scratch buffer: valid until the next call.
  */
-export function readTextFile(path: string, limit: number): ReadOutcome {
+export function readTextFile(path: string, limit: number, within?: string): ReadOutcome {
   let opened: ReturnType<typeof openRegularSync>;
   try {
     opened = openRegularSync(path, { followLink: true, anyOwner: true });
-  } catch {
-    return { skipped: 'other' };
+  } catch (error) {
+    return failed(error);
   }
   if (opened.kind !== 'file') return { skipped: 'other' };
   try {
+    if (within !== undefined && !openedWithin(opened.file, within)) return { skipped: 'other' };
     if (opened.size > limit) return { skipped: 'tooLarge' };
     // Up to the size it had, plus a byte: a file that grew past the limit meanwhile is too large.
     const want = Math.min(opened.size, limit) + 1;
@@ -55,8 +69,8 @@ export function readTextFile(path: string, limit: number): ReadOutcome {
     const bytes = buffer.subarray(0, filled);
     if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return { skipped: 'binary' };
     return { bytes };
-  } catch {
-    return { skipped: 'other' };
+  } catch (error) {
+    return failed(error);
   } finally {
     closeSync(opened.file);
   }

@@ -11,6 +11,8 @@
  */
 
 import type { Finding, FindingKind } from './findings.js';
+import type { NoPriceHistory } from './service-facts.js';
+import type { UnreadPath } from './unread.js';
 
 /** One reference in one file, with what is said about its model. */
 export interface Occurrence {
@@ -31,8 +33,19 @@ export interface WalkSummary {
   tooLarge: number;
   binary: number;
   other: number;
+  /** Paths given, folders and files that could not be read (unread.ts)… */
+  unreadable: number;
+  /** …the first of them named, with why. */
+  unread: UnreadPath[];
   /** Repeated references past a file's first 1,000, counted but not listed (scan.ts). */
   repeatsNotListed: number;
+  /** References past the caps (5,000 a file, 50,000 a run), counted but not listed (scan.ts)… */
+  referencesNotListed: number;
+  /** …of which this many have a finding of a `--fail-on` kind: they fail the run all the same. */
+  referencesNotListedFailing: number;
+  /** Ignore rules left out, too long or too many (ignore-rules.ts), and the first files with such. */
+  ignoreRulesLeftOut: number;
+  ignoreFilesCapped: string[];
 }
 
 export interface CheckReport {
@@ -44,6 +57,8 @@ export interface CheckReport {
     baselined: number;
     /** Referenced models whose price history was not read (past the cap), by id. */
     notPriceChecked: string[];
+    /** Referenced models whose price history the service did not give: not price-checked either. */
+    noPriceHistory: NoPriceHistory[];
   };
   failOn: readonly FindingKind[];
   /** Whether a finding of a `failOn` kind is not baselined. */
@@ -101,7 +116,12 @@ export interface Unbaselined {
 export function buildReport(
   found: readonly Unbaselined[],
   walk: WalkSummary,
-  options: { failOn: readonly FindingKind[]; baseline: readonly BaselineEntry[]; notPriceChecked: string[] },
+  options: {
+    failOn: readonly FindingKind[];
+    baseline: readonly BaselineEntry[];
+    notPriceChecked: string[];
+    noPriceHistory?: NoPriceHistory[];
+  },
 ): CheckReport {
   const allowance = new Map<string, number>();
   for (const entry of options.baseline) {
@@ -110,7 +130,8 @@ export function buildReport(
   }
   const counts: Record<FindingKind, number> = { deprecated: 0, not_listed: 0, price_increase: 0, cheaper: 0 };
   let baselined = 0;
-  let failed = false;
+  // A reference past the caps is not listed, so no baseline can accept it: its finding fails.
+  let failed = walk.referencesNotListedFailing > 0;
   const occurrences = found.map((occurrence) => ({
     ...occurrence,
     findings: occurrence.findings.map((finding): ReportedFinding => {
@@ -134,6 +155,7 @@ export function buildReport(
       findings: counts,
       baselined,
       notPriceChecked: options.notPriceChecked,
+      noPriceHistory: options.noPriceHistory ?? [],
     },
     failOn: options.failOn,
     failed,

@@ -4,7 +4,7 @@
  * either, so that the report cannot depend on which thread read a file.
  */
 
-import { locateBytes, type ModelMatcher } from './matcher.js';
+import { type DroppedSpans, locateBytes, type ModelMatcher } from './matcher.js';
 import { readTextFile } from './read-file.js';
 import { silencedLines } from './report.js';
 
@@ -16,6 +16,12 @@ import { silencedLines } from './report.js';
  * applies it as it goes (`ModelMatcher.spans`), so the repeats are never listed at all.
  */
 export const MAX_LISTED_PER_FILE = 1000;
+/**
+ * A file lists at most this many references, new texts included: a 4 MiB file of distinct near
+ * misses is 150,000 of them (748 MB of RSS and a 99 MB SARIF document for that one file). Past it,
+ * they are tallied (`dropped`), for the summary and the verdict.
+ */
+export const MAX_SPANS_PER_FILE = 5 * MAX_LISTED_PER_FILE;
 
 /** A reference found in a file: a catalog model's, or a near miss (`modelId` null). */
 export interface FileReference {
@@ -35,8 +41,11 @@ export type FileOutcome =
       references: FileReference[];
       /** Repeats left out past the file's first MAX_LISTED_PER_FILE references. */
       repeats: number;
+      /** References past MAX_SPANS_PER_FILE, not listed. */
+      dropped: DroppedSpans;
     }
-  | { kind: 'tooLarge' | 'binary' | 'other' };
+  | { kind: 'tooLarge' | 'binary' | 'other' }
+  | { kind: 'unreadable'; code: string };
 
 /** Whether a byte offset is on a silenced line: asked in ascending order, one pass over the text. */
 function silencer(bytes: Buffer): ((offset: number) => boolean) | undefined {
@@ -53,16 +62,28 @@ function silencer(bytes: Buffer): ((offset: number) => boolean) | undefined {
   };
 }
 
-export function scanFile(path: string, matcher: ModelMatcher, maxFileSize: number): FileOutcome {
-  const read = readTextFile(path, maxFileSize);
-  if ('skipped' in read) return { kind: read.skipped };
+/**
+ * `within`: the real path of the tree the file was found in (read-file.ts). `listAtMost`: what is
+ * left of the run's cap (scan.ts), so that past it a file's references are only tallied.
+ */
+export function scanFile(
+  path: string,
+  matcher: ModelMatcher,
+  maxFileSize: number,
+  within?: string,
+  listAtMost = MAX_SPANS_PER_FILE,
+): FileOutcome {
+  const read = readTextFile(path, maxFileSize, within);
+  if ('skipped' in read)
+    return read.skipped === 'unreadable' ? { kind: 'unreadable', code: read.code } : { kind: read.skipped };
   let { bytes } = read;
   const size = bytes.length;
   // Bytes that are not UTF-8 are read as decoding reads them (each bad sequence a U+FFFD), so that
   // the matcher sees the characters, and gives the columns, that a decoded string would have.
   if (!process.getBuiltinModule('node:buffer').isUtf8(bytes)) bytes = Buffer.from(bytes.toString('utf8'));
-  const { spans, repeats } = matcher.spans(bytes, {
+  const { spans, repeats, dropped } = matcher.spans(bytes, {
     limit: MAX_LISTED_PER_FILE,
+    hardLimit: Math.min(MAX_SPANS_PER_FILE, listAtMost),
     silenced: silencer(bytes),
   });
   const places = locateBytes(
@@ -76,5 +97,5 @@ export function scanFile(path: string, matcher: ModelMatcher, maxFileSize: numbe
     modelId: span.modelId,
     suggestions: span.suggestions,
   }));
-  return { kind: 'scanned', bytes: size, references, repeats };
+  return { kind: 'scanned', bytes: size, references, repeats, dropped };
 }

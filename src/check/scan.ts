@@ -17,10 +17,11 @@
  */
 
 import { AbortedError } from '../errors.js';
-import type { ModelMatcher } from './matcher.js';
+import type { DroppedSpans, ModelMatcher } from './matcher.js';
 import { BATCH_FILES, type ScanPool, startPool } from './pool.js';
 import { type FileOutcome, scanFile } from './scan-file.js';
-import { type WalkCounts, type WalkOptions, walkPaths } from './walker.js';
+import { noteUnread, unreadReason } from './unread.js';
+import { emptyCounts, type WalkCounts, type WalkOptions, walkPaths } from './walker.js';
 
 export { MAX_LISTED_PER_FILE } from './scan-file.js';
 
@@ -40,7 +41,16 @@ export interface ScanResult {
   counts: WalkCounts;
   /** Repeats left out past a file's first MAX_LISTED_PER_FILE references (scan-file.ts). */
   repeatsNotListed: number;
+  /** References past MAX_SPANS_PER_FILE in a file or MAX_LISTED_TOTAL in the run, not listed. */
+  notListed: DroppedSpans;
 }
+
+/**
+ * A run lists at most this many references: 4,000 files of 1,000 `openai/gpt-4o` lines each are
+ * 4,000,000, which took 4.45 GB before the run died. Past it, each is tallied instead (ScanResult.
+ * notListed): the summary says how many, and the verdict still counts their findings.
+ */
+export const MAX_LISTED_TOTAL = 50_000;
 
 /**
  * The main thread reads and matches files alone until it has read this many bytes; only a tree
@@ -72,8 +82,12 @@ export interface ScanOptions extends WalkOptions {
   signal?: AbortSignal;
 }
 
-/** Paths as the reports show them: forward slashes, whatever the platform. */
-const shown = (path: string) => path.split('\\').join('/');
+/**
+ * Paths as the reports show them: forward slashes, whatever the platform. Only where `\` is the
+ * separator: elsewhere it is part of a name (`src\app.py` is one file on Linux, not `src/app.py`).
+ */
+const shown = (path: string) =>
+  process.getBuiltinModule('node:path').sep === '\\' ? path.split('\\').join('/') : path;
 
 /** Where the bundle's worker is: beside it, in dist/ (`__dirname` is the bundle's folder). */
 function defaultWorkerFile(): string {
@@ -86,11 +100,46 @@ export async function scanPaths(
   matcher: ModelMatcher,
   options: ScanOptions,
 ): Promise<ScanResult> {
-  const counts: WalkCounts = { scanned: 0, tooLarge: 0, binary: 0, other: 0 };
+  const counts: WalkCounts = emptyCounts();
   const threads = options.threads ?? Math.min(2, process.getBuiltinModule('node:os').availableParallelism());
   const inlineBytes = options.inlineBytes ?? INLINE_BYTES;
-  const files: string[] = [];
-  const outcomes: FileOutcome[] = [];
+  /** Each file's shown path until its outcome is taken in. */
+  const files: (string | undefined)[] = [];
+  const references: FoundReference[] = [];
+  let repeatsNotListed = 0;
+  const notListed: DroppedSpans = { count: 0, nearMisses: 0, models: new Map() };
+  const tally = (modelId: string | null, count = 1) => {
+    notListed.count += count;
+    if (modelId === null) notListed.nearMisses += count;
+    else notListed.models.set(modelId, (notListed.models.get(modelId) ?? 0) + count);
+  };
+  /**
+   * Outcomes are taken in in walk order, as soon as each one's turn comes, and let go: only those
+   * that came before their turn (from a worker) are held, never the whole tree's references.
+   */
+  const waiting = new Map<number, FileOutcome>();
+  let turn = 0;
+  const takeIn = (index: number, outcome: FileOutcome) => {
+    waiting.set(index, outcome);
+    for (let next = waiting.get(turn); next; next = waiting.get(turn)) {
+      waiting.delete(turn);
+      const path = files[turn]!;
+      files[turn++] = undefined;
+      if (next.kind === 'unreadable') {
+        noteUnread(counts, path, unreadReason(next.code));
+        continue;
+      }
+      counts[next.kind]++;
+      if (next.kind !== 'scanned') continue;
+      repeatsNotListed += next.repeats;
+      if (next.dropped.nearMisses) tally(null, next.dropped.nearMisses);
+      for (const [modelId, count] of next.dropped.models) tally(modelId, count);
+      for (const reference of next.references) {
+        if (references.length < MAX_LISTED_TOTAL) references.push({ path, ...reference });
+        else tally(reference.modelId);
+      }
+    }
+  };
   let inline = 0;
   let pool: ScanPool | undefined;
   const aborted = () => {
@@ -100,14 +149,16 @@ export async function scanPaths(
   };
   const stop = () => void pool?.close();
   options.signal?.addEventListener('abort', stop, { once: true });
-  const scan = (index: number, path: string) => {
-    const outcome = scanFile(path, matcher, options.maxFileSize);
-    outcomes[index] = outcome;
+  /** What is left of the run's cap when a file is sent: past it, a file's references are only tallied. */
+  const listAtMost = () => Math.max(0, MAX_LISTED_TOTAL - references.length);
+  const scan = (index: number, path: string, within: string | undefined) => {
+    const outcome = scanFile(path, matcher, options.maxFileSize, within, listAtMost());
     if (outcome.kind === 'scanned') inline += outcome.bytes;
+    takeIn(index, outcome);
   };
   /** The main thread matches a batch the workers do not hold (not if `workersOnly`), then lets answers in. */
   const share = async (active: ScanPool) => {
-    if (!options.workersOnly) for (const file of active.take()) scan(file.index, file.path);
+    if (!options.workersOnly) for (const file of active.take()) scan(file.index, file.path, file.within);
     await active.turn();
     aborted();
   };
@@ -121,16 +172,14 @@ export async function scanPaths(
           file: options.workerFile ?? defaultWorkerFile(),
           workers: threads - 1,
           setup: { compiled: matcher.compiled, maxFileSize: options.maxFileSize },
-          onOutcome: (i, found) => {
-            outcomes[i] = found;
-          },
+          onOutcome: takeIn,
         });
       }
       if (!pool) {
-        scan(index, file.absolute);
+        scan(index, file.absolute, file.within);
         continue;
       }
-      pool.add({ index, path: file.absolute });
+      pool.add({ index, path: file.absolute, within: file.within, listAtMost: listAtMost() });
       while (!options.workersOnly && pool.queued >= BATCH_FILES) await share(pool);
     }
     pool?.walked();
@@ -142,13 +191,5 @@ export async function scanPaths(
     await pool?.close();
   }
 
-  const references: FoundReference[] = [];
-  let repeatsNotListed = 0;
-  outcomes.forEach((outcome, index) => {
-    counts[outcome.kind]++;
-    if (outcome.kind !== 'scanned') return;
-    repeatsNotListed += outcome.repeats;
-    for (const reference of outcome.references) references.push({ path: files[index]!, ...reference });
-  });
-  return { references, counts, repeatsNotListed };
+  return { references, counts, repeatsNotListed, notListed };
 }

@@ -7,6 +7,7 @@
 
 import type { FeedApi, ReadNotes } from '../api/client.js';
 import type { ChangeEvent, Model, PriceHistory } from '../api/schemas.js';
+import { NotFoundError } from '../errors.js';
 
 /** At most this many models get their price history read; the rest are reported as not checked. */
 export const MAX_PRICE_CHECKED = 50;
@@ -51,24 +52,49 @@ export async function readCatalogAndNotices(
   return { catalog, deprecations };
 }
 
+/** A referenced catalog model whose price history the service did not give, and why. */
+export interface NoPriceHistory {
+  model: string;
+  /** e.g. "HTTP 404". */
+  reason: string;
+}
+
 /**
  * The price histories of the first MAX_PRICE_CHECKED models of `referenced` (catalog ids, the most
- * referenced first), and the ids of the rest, which are not price-checked.
+ * referenced first), and the ids of the rest, which are not price-checked. A history the service
+ * answers 404 for (the model removed since the catalog was read, or a service out of step with
+ * itself) is noted against that model, and the rest go on: one model's history is no reason to
+ * withhold every other finding.
  */
 export async function readHistories(
   api: FeedApi,
   referenced: readonly string[],
   signal: AbortSignal,
-): Promise<{ histories: Map<string, PriceHistory>; notPriceChecked: string[] }> {
+): Promise<{
+  histories: Map<string, PriceHistory>;
+  notPriceChecked: string[];
+  noPriceHistory: NoPriceHistory[];
+}> {
   const checked = referenced.slice(0, MAX_PRICE_CHECKED);
   const histories = new Map<string, PriceHistory>();
+  const missing = new Map<string, NoPriceHistory>();
   let next = 0;
   const worker = async () => {
     while (next < checked.length) {
       const id = checked[next++]!;
-      histories.set(id, await api.getPriceHistory(id, signal));
+      try {
+        histories.set(id, await api.getPriceHistory(id, signal));
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        missing.set(id, { model: id, reason: `HTTP ${error.status}` });
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(HISTORY_CONCURRENCY, checked.length) }, worker));
-  return { histories, notPriceChecked: referenced.slice(MAX_PRICE_CHECKED) };
+  return {
+    histories,
+    notPriceChecked: referenced.slice(MAX_PRICE_CHECKED),
+    // In the order of `referenced`, whichever read answered first.
+    noPriceHistory: checked.flatMap((id) => missing.get(id) ?? []),
+  };
 }

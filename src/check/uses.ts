@@ -30,7 +30,11 @@ export async function modelsUsedUnder(
   const scan = await scanPaths(paths, compileMatcher(catalog), {
     maxFileSize: DEFAULT_MAX_FILE_SIZE_MIB * 1024 * 1024,
   });
-  const models = new Set(scan.references.flatMap((r) => (r.modelId ? [r.modelId] : [])));
+  // Those past the run's cap on listed references too: they are counted by model, not dropped.
+  const models = new Set([
+    ...scan.references.flatMap((r) => (r.modelId ? [r.modelId] : [])),
+    ...scan.notListed.models.keys(),
+  ]);
   const index = indexModels(catalog);
   return {
     concerns: (event) => {

@@ -14,10 +14,13 @@
  * on worker threads for a large tree; `walkFiles` reads them too.
  */
 
-import type { Ignore } from 'ignore';
 import { nodeFs } from '../lazy-node.js';
 import { openRegular, readHead } from '../store/open-regular.js';
+import { tempFileOf } from './baseline-file.js';
+import { compileIgnore, type IgnoreMatcher } from './ignore-rules.js';
+import { isWithin, listFolder } from './in-tree.js';
 import { readTextFile } from './read-file.js';
+import { noteUnread, pathArgument, type UnreadCounts, unreadReason } from './unread.js';
 
 /** Folders never walked, wherever they are. */
 const NEVER_WALKED = new Set(['.git', 'node_modules']);
@@ -36,10 +39,14 @@ export interface WalkOptions {
   skip?: ReadonlySet<string>;
 }
 
-/** A file to read: its path as given (relative paths stay relative) and the path to open. */
+/**
+ * A file to read: its path as given (relative paths stay relative), the path to open, and the real
+ * path of the tree it must be inside once opened (none for a file named on the command line).
+ */
 export interface WalkedFile {
   path: string;
   absolute: string;
+  within?: string;
 }
 
 /** A text file to scan: its path as given (relative paths stay relative) and its content. */
@@ -48,19 +55,41 @@ export interface ScannedFile {
   text: string;
 }
 
-/** What the walk left out, by reason, for the summary. */
-export interface WalkCounts {
+/** What the walk left out, by reason, for the summary; what it could not read, named (unread.ts). */
+export interface WalkCounts extends UnreadCounts {
   scanned: number;
   tooLarge: number;
   binary: number;
-  /** Not a regular file, a link out of the tree, unreadable, or too deep. */
+  /** Not a regular file, a link out of the tree, gone meanwhile, or too deep. */
   other: number;
+  /** Ignore rules left out, too long or too many (ignore-rules.ts)… */
+  ignoreRulesLeftOut: number;
+  /** …and the first ignore files that had such, as the report shows them. */
+  ignoreFilesCapped: string[];
+}
+
+export const emptyCounts = (): WalkCounts => ({
+  scanned: 0,
+  tooLarge: 0,
+  binary: 0,
+  other: 0,
+  unreadable: 0,
+  unread: [],
+  ignoreRulesLeftOut: 0,
+  ignoreFilesCapped: [],
+});
+
+/** Ignore files named for rules left out; past them, only counted. */
+const MAX_CAPPED_NAMED = 5;
+
+function noteCapped(counts: WalkCounts, name: string): void {
+  if (counts.ignoreFilesCapped.length < MAX_CAPPED_NAMED) counts.ignoreFilesCapped.push(name);
 }
 
 /** One level of ignore rules: the folder they live in, and the rules. */
 interface IgnoreLevel {
   folder: string;
-  rules: Ignore;
+  rules: IgnoreMatcher;
 }
 
 type Fs = typeof import('node:fs/promises');
@@ -72,32 +101,62 @@ type Fs = typeof import('node:fs/promises');
 async function readRegular(
   path: string,
   limit: number,
-): Promise<{ bytes: Buffer } | { skipped: 'tooLarge' | 'other' }> {
-  const opened = await openRegular(path, { followLink: true, anyOwner: true }).catch(() => undefined);
-  if (opened?.kind !== 'file') return { skipped: 'other' };
+): Promise<{ bytes: Buffer } | { skipped: 'tooLarge' | 'other' } | { unreadable: string }> {
+  const failed = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { skipped: 'other' as const } : { unreadable: code ?? 'EIO' };
+  };
+  let opened: Awaited<ReturnType<typeof openRegular>>;
+  try {
+    opened = await openRegular(path, { followLink: true, anyOwner: true });
+  } catch (error) {
+    return failed(error);
+  }
+  if (opened.kind !== 'file') return { skipped: 'other' };
   try {
     if (opened.size > limit) return { skipped: 'tooLarge' };
     // Up to the size it had, plus a byte: a file that grew past the limit meanwhile is too large.
     const bytes = await readHead(opened.file, Math.min(opened.size, limit));
     return bytes.length > limit ? { skipped: 'tooLarge' } : { bytes };
-  } catch {
-    return { skipped: 'other' };
+  } catch (error) {
+    return failed(error);
   } finally {
     await opened.file.close().catch(() => {});
   }
 }
 
-async function loadIgnoreLevel(folder: string, files: readonly string[]): Promise<IgnoreLevel | undefined> {
+/** Where a folder's ignore files are, to name one that could not be read. */
+interface IgnoreSource {
+  /** The folder, absolute. */
+  folder: string;
+  /** The folder as the report shows it; undefined above the paths given (not in the report). */
+  shown?: string;
+}
+
+async function loadIgnoreLevel(
+  source: IgnoreSource,
+  files: readonly string[],
+  counts: WalkCounts,
+): Promise<IgnoreLevel | undefined> {
   const { join } = process.getBuiltinModule('node:path');
+  const { folder } = source;
   const texts: string[] = [];
   for (const name of files) {
     const read = await readRegular(join(folder, name), MAX_IGNORE_FILE_BYTES);
     if ('bytes' in read) texts.push(read.bytes.toString('utf8'));
+    // Its rules unknown, the files it would have left out are read: say so, as of any file unread.
+    else if ('unreadable' in read)
+      noteUnread(counts, join(source.shown ?? folder, name), unreadReason(read.unreadable));
+    else if (read.skipped === 'tooLarge')
+      noteCapped(counts, join(source.shown ?? folder, `${name} (over 1 MiB, not read)`));
   }
   if (!texts.length) return undefined;
-  const { default: ignore } = await import('ignore');
-  // Case-sensitive, as git is by default on Linux (core.ignorecase false).
-  return { folder, rules: ignore({ allowRelativePaths: true, ignorecase: false }).add(texts.join('\n')) };
+  const { matcher, leftOut } = compileIgnore(texts.join('\n'));
+  if (leftOut) {
+    counts.ignoreRulesLeftOut += leftOut;
+    noteCapped(counts, join(source.shown ?? folder, files.join(', ')));
+  }
+  return { folder, rules: matcher };
 }
 
 /**
@@ -108,12 +167,20 @@ function isIgnored(levels: readonly IgnoreLevel[], path: string, isFolder: boole
   const { relative, sep } = process.getBuiltinModule('node:path');
   for (let i = levels.length - 1; i >= 0; i--) {
     const level = levels[i]!;
-    let rel = relative(level.folder, path).split(sep).join('/');
+    const rel = relative(level.folder, path).split(sep).join('/');
     if (!rel || rel.startsWith('..')) continue;
-    if (isFolder) rel += '/';
-    const verdict = level.rules.test(rel);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
+    const verdict = level.rules.test(rel, isFolder);
+    if (verdict) return verdict === 'ignored';
+  }
+  return false;
+}
+
+/** Whether `folder` or a folder above it is ignored by `levels` (those above the paths given). */
+function folderChainIgnored(levels: readonly IgnoreLevel[], folder: string): boolean {
+  const { dirname } = process.getBuiltinModule('node:path');
+  for (let at = folder, i = 0; i < MAX_ANCESTORS; at = dirname(at), i++) {
+    if (isIgnored(levels, at, true)) return true;
+    if (dirname(at) === at) break;
   }
   return false;
 }
@@ -123,7 +190,7 @@ function isIgnored(levels: readonly IgnoreLevel[], path: string, isFolder: boole
  * with the repository's `.git/info/exclude` below its top-level `.gitignore` in precedence. None
  * when `start` is in no repository.
  */
-async function ancestorLevels(fs: Fs, start: string): Promise<IgnoreLevel[]> {
+async function ancestorLevels(fs: Fs, start: string, counts: WalkCounts): Promise<IgnoreLevel[]> {
   const { dirname, join } = process.getBuiltinModule('node:path');
   const chain: string[] = [];
   let folder = start;
@@ -132,10 +199,10 @@ async function ancestorLevels(fs: Fs, start: string): Promise<IgnoreLevel[]> {
     const git = await fs.lstat(join(folder, '.git')).catch(() => undefined);
     if (git) {
       const levels: IgnoreLevel[] = [];
-      const exclude = await loadIgnoreLevel(join(folder, '.git', 'info'), ['exclude']);
+      const exclude = await loadIgnoreLevel({ folder: join(folder, '.git', 'info') }, ['exclude'], counts);
       if (exclude) levels.push({ folder, rules: exclude.rules });
       for (const above of chain.slice(0, -1)) {
-        const level = await loadIgnoreLevel(above, IGNORE_FILES);
+        const level = await loadIgnoreLevel({ folder: above }, IGNORE_FILES, counts);
         if (level) levels.push(level);
       }
       return levels;
@@ -157,9 +224,10 @@ export async function* walkFiles(
   counts: WalkCounts,
 ): AsyncGenerator<ScannedFile> {
   for await (const file of walkPaths(paths, options, counts)) {
-    const read = readTextFile(file.absolute, options.maxFileSize);
+    const read = readTextFile(file.absolute, options.maxFileSize, file.within);
     if ('skipped' in read) {
-      counts[read.skipped]++;
+      if (read.skipped === 'unreadable') noteUnread(counts, file.path, unreadReason(read.code));
+      else counts[read.skipped]++;
       continue;
     }
     counts.scanned++;
@@ -169,8 +237,9 @@ export async function* walkFiles(
 
 /**
  * The files to read under `paths`, one at a time, in a stable order (each folder's entries sorted
- * by name). `counts.other` is filled in as the walk goes, with what is not a regular file in the
- * tree; what reading finds (too large, binary, unreadable) is the reader's to count.
+ * by name). `counts` is filled in as the walk goes, with what is not a regular file in the tree and
+ * what could not be listed or is not there; what reading finds (too large, binary, unreadable) is the
+ * reader's to count.
  */
 export async function* walkPaths(
   paths: readonly string[],
@@ -178,48 +247,91 @@ export async function* walkPaths(
   counts: WalkCounts,
 ): AsyncGenerator<WalkedFile> {
   const fs = nodeFs();
-  const { join, resolve, sep } = process.getBuiltinModule('node:path');
+  const { basename, dirname, join, resolve } = process.getBuiltinModule('node:path');
 
-  const scan = function* (shown: string, absolute: string): Generator<WalkedFile> {
-    if (options.skip?.has(absolute)) return;
-    yield { path: shown, absolute };
+  // The temp files of the baseline's writes too: one a killed write left holds every finding.
+  const skipped = [...(options.skip ?? [])].map((file) => ({
+    folder: dirname(file),
+    temp: tempFileOf(basename(file)),
+  }));
+  const isSkipped = (absolute: string) =>
+    options.skip?.has(absolute) ||
+    skipped.some((file) => file.temp.test(basename(absolute)) && dirname(absolute) === file.folder);
+  // A file reached through two of the paths given (`. src src/a.ts`) is read once, as first met.
+  const seen = paths.length > 1 ? new Set<string>() : undefined;
+  const scan = function* (
+    shown: string,
+    absolute: string,
+    within?: string,
+    key = absolute,
+  ): Generator<WalkedFile> {
+    if (skipped.length && isSkipped(absolute)) return;
+    if (seen) {
+      if (seen.has(key)) return;
+      seen.add(key);
+    }
+    yield { path: shown, absolute, within };
   };
 
   for (const given of paths) {
     const root = resolve(given);
-    const stat = await fs.stat(root).catch(() => undefined);
-    if (!stat) {
-      counts.other++;
+    const argument = await pathArgument(root);
+    if ('problem' in argument) {
+      noteUnread(counts, given, argument.problem);
       continue;
     }
-    if (!stat.isDirectory()) {
+    if (argument.kind === 'file') {
       yield* scan(given, root);
       continue;
     }
     const realRoot = await fs.realpath(root);
-    const inTree = (real: string) => real === realRoot || real.startsWith(`${realRoot}${sep}`);
-    const base = await ancestorLevels(fs, root);
+    const inTree = (real: string) => isWithin(real, realRoot);
+    const base = await ancestorLevels(fs, root, counts);
+    // A folder given inside one the repository ignores is ignored with it, as git would have it.
+    if (base.length && folderChainIgnored(base, root)) continue;
     // Depth first, by hand: each entry carries the ignore levels that apply below it.
     const stack: { shown: string; absolute: string; levels: IgnoreLevel[]; depth: number }[] = [
       { shown: given, absolute: root, levels: base, depth: 0 },
     ];
     while (stack.length) {
       const folder = stack.pop()!;
-      const entries = await fs.readdir(folder.absolute, { withFileTypes: true }).catch(() => undefined);
-      if (!entries) {
+      let listed: Awaited<ReturnType<typeof listFolder>>;
+      try {
+        // The root as its real path: the user may name a link to a folder.
+        listed = await listFolder(folder.depth ? folder.absolute : realRoot, realRoot);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') counts.other++;
+        else noteUnread(counts, folder.shown, unreadReason(code ?? 'EIO'));
+        continue;
+      }
+      if (listed === 'outside') {
         counts.other++;
         continue;
       }
+      const entries = listed;
       // Only the ignore files the folder has: trying both in each of the bench tree's 2,100 folders
       // cost the main thread 210 ms of failed opens.
       const present = IGNORE_FILES.filter((name) => entries.some((entry) => entry.name === name));
-      const own = present.length ? await loadIgnoreLevel(folder.absolute, present) : undefined;
+      const own = present.length
+        ? await loadIgnoreLevel({ folder: folder.absolute, shown: folder.shown }, present, counts)
+        : undefined;
       const levels = own ? [...folder.levels, own] : folder.levels;
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const folders: typeof stack = [];
       for (const entry of entries) {
         const absolute = join(folder.absolute, entry.name);
         const shown = join(folder.shown, entry.name);
+        // A name that is not UTF-8 comes back with U+FFFD in place of its bytes, and that name opens
+        // nothing: say it was not read, rather than skip it unseen.
+        if (entry.name.includes('\uFFFD') && !(await fs.lstat(absolute).catch(() => undefined))) {
+          noteUnread(
+            counts,
+            shown,
+            'its name is not UTF-8, which check cannot open: rename it to have it checked',
+          );
+          continue;
+        }
         if (entry.isDirectory()) {
           if (NEVER_WALKED.has(entry.name) || isIgnored(levels, absolute, true)) continue;
           if (folder.depth + 1 > MAX_DEPTH) {
@@ -237,14 +349,14 @@ export async function* walkPaths(
             counts.other++;
             continue;
           }
-          yield* scan(shown, real!);
+          yield* scan(shown, real!, realRoot, absolute);
           continue;
         }
         if (!entry.isFile()) {
           counts.other++;
           continue;
         }
-        yield* scan(shown, absolute);
+        yield* scan(shown, absolute, realRoot);
       }
       // Reversed onto the stack, so that folders are walked in name order.
       stack.push(...folders.reverse());

@@ -13,10 +13,13 @@ const { compiled, maxFileSize } = workerData as WorkerSetup;
 const matcher = matcherFrom(compiled);
 
 parentPort?.postMessage({ ready: true } satisfies WorkerReply);
-parentPort?.on('message', ({ id, paths }: WorkerBatch) => {
+parentPort?.on('message', ({ id, files }: WorkerBatch) => {
   let reply: WorkerReply;
   try {
-    reply = { id, outcomes: paths.map((path) => scanFile(path, matcher, maxFileSize)) };
+    reply = {
+      id,
+      outcomes: files.map((file) => scanFile(file.path, matcher, maxFileSize, file.within, file.listAtMost)),
+    };
   } catch (error) {
     reply = { id, error: error instanceof Error ? error.message : String(error) };
   }

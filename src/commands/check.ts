@@ -6,14 +6,15 @@
  */
 
 import type { StaleInfo } from '../api/client.js';
-import { readBaseline, writeBaseline } from '../check/baseline-file.js';
-import { findingsFor } from '../check/findings.js';
+import { checkBaselineTarget, readBaseline, writeBaseline } from '../check/baseline-file.js';
+import { type Finding, type FindingKind, findingsFor } from '../check/findings.js';
 import { renderReportParts } from '../check/format.js';
-import { compileMatcher } from '../check/matcher.js';
+import { compileMatcher, type DroppedSpans } from '../check/matcher.js';
 import type { CheckOptions } from '../check/options.js';
 import { baselineOf, buildReport } from '../check/report.js';
 import { scanPaths } from '../check/scan.js';
 import { readCatalogAndNotices, readHistories } from '../check/service-facts.js';
+import { refuseUnusablePaths, unreadVerdict } from '../check/unread.js';
 import type { Config } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { ConfigError, isServiceUnavailable } from '../errors.js';
@@ -24,11 +25,30 @@ import { echoPath, redactSecrets } from '../text/redact.js';
 import { terminalSafe } from '../text/terminal.js';
 import { runOneShot } from './one-shot.js';
 
-/** The referenced catalog ids, the most referenced first (they get their price checked first). */
-function byReferences(modelIds: readonly (string | null)[]): string[] {
-  const counts = new Map<string, number>();
+/**
+ * The referenced catalog ids, the most referenced first (they get their price checked first), those
+ * past the caps (`notListed`) included.
+ */
+function byReferences(
+  modelIds: readonly (string | null)[],
+  notListed: ReadonlyMap<string, number>,
+): string[] {
+  const counts = new Map(notListed);
   for (const id of modelIds) if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
+}
+
+/** How many references past the caps have a finding of a `--fail-on` kind (a near miss is `not_listed`). */
+function failingNotListed(
+  notListed: DroppedSpans,
+  findings: (modelId: string) => Finding[],
+  failOn: readonly FindingKind[],
+): number {
+  let failing = failOn.includes('not_listed') ? notListed.nearMisses : 0;
+  for (const [modelId, count] of notListed.models) {
+    if (findings(modelId).some((finding) => failOn.includes(finding.kind))) failing += count;
+  }
+  return failing;
 }
 
 export async function runCheck(config: Config, io: CliIo, options: CheckOptions): Promise<number> {
@@ -36,6 +56,8 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
   const print = (text: string): string => terminalSafe(redactSecrets(text, config.secrets));
   return runOneShot(config, io, print, async ({ log, runtime, signal }) => {
     try {
+      if (!options.allowUnread) await refuseUnusablePaths(options.paths);
+      if (options.writeBaseline) await checkBaselineTarget(options.writeBaseline);
       const baseline = options.baseline ? await readBaseline(options.baseline) : [];
       let stale: StaleInfo | undefined;
       const notes = {
@@ -68,8 +90,15 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         ),
         signal: signal,
       });
-      const referenced = byReferences(scan.references.map((r) => r.modelId));
-      const { histories, notPriceChecked } = await readHistories(runtime.api, referenced, signal);
+      const referenced = byReferences(
+        scan.references.map((r) => r.modelId),
+        scan.notListed.models,
+      );
+      const { histories, notPriceChecked, noPriceHistory } = await readHistories(
+        runtime.api,
+        referenced,
+        signal,
+      );
       const findings = findingsFor({ ...facts, histories, since: options.since });
       const report = buildReport(
         scan.references.map((r) => ({
@@ -80,10 +109,20 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
           modelId: r.modelId,
           findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
         })),
-        { ...scan.counts, repeatsNotListed: scan.repeatsNotListed },
-        { failOn: options.failOn, baseline, notPriceChecked },
+        {
+          ...scan.counts,
+          repeatsNotListed: scan.repeatsNotListed,
+          referencesNotListed: scan.notListed.count,
+          referencesNotListedFailing: failingNotListed(scan.notListed, findings, options.failOn),
+        },
+        { failOn: options.failOn, baseline, notPriceChecked, noPriceHistory },
       );
       for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
+      const unread = options.allowUnread ? undefined : unreadVerdict(scan.counts, options.paths);
+      if (unread) {
+        io.stderr(`${print(unread)}\n`);
+        return EXIT.usage;
+      }
       if (options.writeBaseline) {
         const entries = baselineOf(report);
         await writeBaseline(options.writeBaseline, entries);

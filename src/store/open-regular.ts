@@ -42,9 +42,14 @@ function kindOf(info: Stats): string {
   return 'not a file';
 }
 
+/** Why a descriptor's file is not a regular file, or undefined when it is. */
+function notRegular(info: Stats): string | undefined {
+  return info.isFile() ? undefined : `is not a regular file (it is ${kindOf(info)})`;
+}
+
 /** Why a descriptor's file is not one to read, or undefined when it is. */
 export function refusal(info: Stats, uid = process.getuid?.()): string | undefined {
-  if (!info.isFile()) return `is not a regular file (it is ${kindOf(info)})`;
+  if (!info.isFile()) return notRegular(info);
   // Someone else's file in a folder we read (a shared one, say) could say anything: a state file
   // planted with a huge cursor would silence every delivery. Where there are no uids (Windows), no check.
   if (uid !== undefined && info.uid !== uid) {
@@ -76,7 +81,8 @@ export async function openRegular(path: string, rules: OpenRules = {}): Promise<
   }
   try {
     const info = await handle.stat();
-    const reason = rules.anyOwner ? refusal(info, undefined) : refusal(info);
+    // Not `refusal(info, undefined)`: an undefined argument takes the default, this user's uid.
+    const reason = rules.anyOwner ? notRegular(info) : refusal(info);
     if (reason === undefined) return { kind: 'file', file: handle, size: info.size };
     await handle.close();
     return { kind: 'refused', reason };
@@ -102,7 +108,7 @@ export function openRegularSync(path: string, rules: OpenRules = {}): Opened<num
   }
   try {
     const info = fstatSync(fd);
-    const reason = rules.anyOwner ? refusal(info, undefined) : refusal(info);
+    const reason = rules.anyOwner ? notRegular(info) : refusal(info);
     if (reason === undefined) return { kind: 'file', file: fd, size: info.size };
     closeSync(fd);
     return { kind: 'refused', reason };

@@ -61,7 +61,19 @@ const FOUND: Unbaselined[] = [
 // ajv-formats is CommonJS: its function arrives as `default` or as the module itself.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
   addFormatsModule) as FormatsPlugin;
-const WALK = { scanned: 12, tooLarge: 1, binary: 2, other: 0, repeatsNotListed: 0 };
+const WALK = {
+  scanned: 12,
+  tooLarge: 1,
+  binary: 2,
+  other: 0,
+  unreadable: 0,
+  unread: [],
+  repeatsNotListed: 0,
+  referencesNotListed: 0,
+  referencesNotListedFailing: 0,
+  ignoreRulesLeftOut: 0,
+  ignoreFilesCapped: [],
+};
 const FAIL_ON = ['deprecated', 'not_listed'] as const;
 
 const report = (baseline = [] as ReturnType<typeof baselineOf>, failOn: readonly string[] = FAIL_ON) =>

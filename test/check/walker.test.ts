@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type WalkCounts, walkFiles } from '../../src/check/walker.js';
+import { emptyCounts, walkFiles } from '../../src/check/walker.js';
 import { tempFolder } from '../support/temp.js';
 
 /** Writes each file (folders made as needed) under a new temp folder. */
@@ -16,7 +16,7 @@ function tree(files: Record<string, string | Buffer>): string {
 }
 
 async function walk(paths: string[], maxFileSize = 4 * 1024 * 1024) {
-  const counts: WalkCounts = { scanned: 0, tooLarge: 0, binary: 0, other: 0 };
+  const counts = emptyCounts();
   const files: string[] = [];
   for await (const file of walkFiles(paths, { maxFileSize }, counts)) files.push(file.path);
   return { files, counts };
@@ -59,7 +59,7 @@ describe('the walker', () => {
       'src/deep/generated.ts',
       'src/main.ts',
     ]);
-    expect(counts).toEqual({ scanned: 10, tooLarge: 0, binary: 0, other: 0 });
+    expect(counts).toEqual({ ...emptyCounts(), scanned: 10 });
   });
 
   it('applies the repository rules above a path it is given inside the repository', async () => {
@@ -95,7 +95,7 @@ describe('the walker', () => {
     });
     const { files, counts } = await walk([root], 10_000);
     expect(files.map((f) => f.slice(root.length + 1))).toEqual(['late-nul.txt', 'text.md']);
-    expect(counts).toEqual({ scanned: 2, tooLarge: 1, binary: 1, other: 0 });
+    expect(counts).toEqual({ ...emptyCounts(), scanned: 2, tooLarge: 1, binary: 1 });
   });
 
   it('follows links to files inside the tree only, never to folders, and never waits on a FIFO', async () => {
@@ -108,7 +108,36 @@ describe('the walker', () => {
     execFileSync('mkfifo', [join(root, 'pipe')]);
     const { files, counts } = await walk([root, join(root, 'pipe')]);
     expect(files.map((f) => f.slice(root.length + 1))).toEqual(['link-in.txt', 'real.txt', 'folder/x.txt']);
-    // The link out, the link to a folder, the dangling link, and the FIFO twice (walked, and given).
-    expect(counts).toEqual({ scanned: 3, tooLarge: 0, binary: 0, other: 5 });
+    // The link out, the link to a folder, the dangling link, the FIFO walked; the FIFO given is unread.
+    const pipe = join(root, 'pipe');
+    expect(counts).toEqual({
+      ...emptyCounts(),
+      scanned: 3,
+      other: 4,
+      unreadable: 1,
+      unread: [{ path: pipe, reason: 'not a file or folder (a FIFO)' }],
+    });
+  });
+
+  it('says which ignore files it did not use whole: one over 1 MiB, one with rules left out', async () => {
+    const root = tree({
+      '.gitignore': `${'#'.repeat(1024 * 1024)}\n*.py\n`,
+      'sub/.gitignore': `${'x*'.repeat(3000)}\nskipped.txt\n`,
+      'app.py': 'read: the rule that would ignore it is in a file too large to read',
+      'sub/skipped.txt': 'ignored',
+      'sub/kept.txt': 'read',
+    });
+    const { files, counts } = await walk([root]);
+    expect(files.map((f) => f.slice(root.length + 1))).toEqual([
+      '.gitignore',
+      'app.py',
+      'sub/.gitignore',
+      'sub/kept.txt',
+    ]);
+    expect(counts.ignoreRulesLeftOut).toBe(1);
+    expect(counts.ignoreFilesCapped).toEqual([
+      join(root, '.gitignore (over 1 MiB, not read)'),
+      join(root, 'sub/.gitignore'),
+    ]);
   });
 });

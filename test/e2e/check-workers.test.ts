@@ -102,7 +102,7 @@ describe('check on worker threads', () => {
     // The fixture has what the comparison needs: a capped file, near misses, skipped files.
     expect(single.repeatsNotListed).toBe(3000 - MAX_LISTED_PER_FILE);
     expect(single.references.some((r) => r.modelId === null)).toBe(true);
-    expect(single.counts).toEqual({ scanned: 124, tooLarge: 1, binary: 1, other: 0 });
+    expect(single.counts).toMatchObject({ scanned: 124, tooLarge: 1, binary: 1, other: 0, unreadable: 0 });
     // Every file but the first: the main thread reads that one before the tree is past 0 bytes.
     expect(worker.batches().reduce((sum, n) => sum + n, 0)).toBe(126 - 1);
     const shared = await scanPaths([tree], matcher, {

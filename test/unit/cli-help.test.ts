@@ -93,7 +93,15 @@ const COMMANDS: Array<{ path: string[]; own: string[]; settings: string[]; exact
   },
   {
     path: ['check'],
-    own: ['--format', '--fail-on', '--since', '--max-file-size', '--baseline', '--write-baseline'],
+    own: [
+      '--format',
+      '--fail-on',
+      '--since',
+      '--max-file-size',
+      '--baseline',
+      '--write-baseline',
+      '--allow-unread',
+    ],
     settings: SERVICE,
     exact: true,
   },
