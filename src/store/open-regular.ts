@@ -43,7 +43,7 @@ function kindOf(info: Stats): string {
 }
 
 /** Why a descriptor's file is not a regular file, or undefined when it is. */
-function notRegular(info: Stats): string | undefined {
+export function notRegular(info: Stats): string | undefined {
   return info.isFile() ? undefined : `is not a regular file (it is ${kindOf(info)})`;
 }
 

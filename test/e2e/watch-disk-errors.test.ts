@@ -100,6 +100,18 @@ describe('a state file that cannot be saved', () => {
 });
 
 describe('--jsonl', () => {
+  it("another user's file (a shared log, say) is appended to: the owner rule is for our own state", async () => {
+    needRoot();
+    const dir = tempDir();
+    const jsonl = join(dir, 'shared.jsonl');
+    writeFileSync(jsonl, '');
+    execFileSync('chown', ['1001:1001', jsonl]);
+    const run = await once('--state', join(dir, 's.json'), '--jsonl', jsonl);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = readFileSync(jsonl, 'utf8').trim().split('\n');
+    expect(lines.length).toBe((await feedIds(sandbox)).length);
+  });
+
   it('on a read-only disk: names the file, and is not retried', async () => {
     const dir = tempDir();
     const ro = tmpfs(join(dir, 'ro'), { readOnly: true });

@@ -11,7 +11,7 @@ import { envelopeJson } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { ensureFolder, FILE_MODE } from '../../store/atomic-file.js';
 import { fileFault, shownPath } from '../../store/file-fault.js';
-import { refusal } from '../../store/open-regular.js';
+import { notRegular } from '../../store/open-regular.js';
 import type { Sink } from './sink.js';
 
 async function endsWithNewline(handle: FileHandle): Promise<boolean> {
@@ -39,7 +39,8 @@ async function openLog(path: string): Promise<FileHandle> {
   } catch (error) {
     throw fileFault(error, 'open the JSONL file', path, '--jsonl');
   }
-  const reason = refusal(await handle.stat(), undefined);
+  // A file the user named, shared or not: only its kind matters (a FIFO would block every append).
+  const reason = notRegular(await handle.stat());
   if (reason !== undefined) {
     await handle.close();
     throw new ConfigError(
