@@ -83,10 +83,12 @@ function maskValue(name: string | undefined, raw: string): string {
 
 /**
  * A quoted string, JSON's or TOML's basic (`"…"`) or literal (`'…'`) kind, with the bare or quoted
- * key and the `:` or `=` before it when it is a member's value.
+ * key and the `:` or `=` before it when it is a member's value. A bare key starts only where a word
+ * does: tried again from inside a long run of word characters, it would cost the run's length at
+ * each of its characters.
  */
 const STRING_WITH_KEY =
-  /(?:("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[A-Za-z0-9_-]+)(\s*[:=]\s*))?("(?:[^"\\\n]|\\.)*"|'[^'\n]*')/g;
+  /(?:("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+)(\s*[:=]\s*))?("(?:[^"\\\n]|\\.)*"|'[^'\n]*')/g;
 
 function unquote(key: string): string {
   return /^["']/.test(key) ? key.slice(1, -1) : key;

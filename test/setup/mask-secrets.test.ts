@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { maskSecretsInDiff, maskSecretsInLine, namesSecret } from '../../src/setup/mask-secrets.js';
+import { runInWorker } from '../support/bounded-run.js';
 
 /** VS Code's reference to an input it asks for. */
 const VSCODE_INPUT = `\${input:model-feed-api-key}`;
@@ -53,4 +54,21 @@ describe('masking the lines of a client file', () => {
     const long = `[${Array.from({ length: 200_000 }, () => '"a"').join(',')}]`;
     expect(maskSecretsInLine(long)).toBe(long);
   });
+});
+
+describe('masking is linear in the line', () => {
+  // A client file's comment or multi-line string can hold one long unquoted run: the diff masks
+  // every line of it, so a scan that backtracks would stall `setup --print` for minutes.
+  it('1 MB of one word, an unclosed quote, and key = value runs, within a bounded wait', async () => {
+    const entry = new URL('../../src/setup/mask-secrets.ts', import.meta.url).pathname;
+    const values = [
+      'a'.repeat(1 << 20),
+      `"${'a'.repeat(1 << 20)}`,
+      'k = "v" '.repeat(130_000),
+      `'${"a'".repeat(500_000)}`,
+    ];
+    for (const value of values) {
+      expect(await runInWorker(entry, 'm.maskSecretsInLine(value)', value, 20_000)).toBe('done');
+    }
+  }, 90_000);
 });

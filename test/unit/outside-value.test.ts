@@ -3,8 +3,6 @@
  * shortened to where they point, one line, a length cap, and a scan linear in the value's length.
  */
 
-import { Worker } from 'node:worker_threads';
-import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import {
   displayUrl,
@@ -14,6 +12,7 @@ import {
   REDACTED,
   secretShapedTokens,
 } from '../../src/text/redact.js';
+import { runInWorker } from '../support/bounded-run.js';
 
 /** The review's key shapes: letters only, letters and digits, with `"` and `\`, with `.` and `/`, our prefix. */
 const KEYS = {
@@ -100,45 +99,14 @@ describe('echoUrl, echoPath and displayUrl', () => {
   });
 });
 
-/**
- * The scan, bundled on its own and run in a worker that is ended if it takes too long: a regular
- * expression cannot be interrupted any other way. A scan quadratic in the value's length took 4.7 s
- * for 100 KB, so about 8 minutes for 1 MB; a linear one, a fraction of a second.
- */
-function scanInWorker(value: string, boundMs: number): Promise<'done' | 'still running'> {
-  const bundle = buildSync({
-    entryPoints: [new URL('../../src/text/redact.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    write: false,
-  }).outputFiles[0]?.text;
-  const code = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    const module = { exports: {} };
-    new Function('module', 'exports', 'require', workerData.bundle)(module, module.exports, require);
-    const { secretShapedTokens, echoValue, echoPath } = module.exports;
-    secretShapedTokens(workerData.value);
-    echoValue(workerData.value, []);
-    echoPath(workerData.value, []);
-    parentPort.postMessage('done');`;
-  const worker = new Worker(code, { eval: true, workerData: { bundle, value } });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      resolve('still running');
-    }, boundMs);
-    worker.once('message', () => {
-      clearTimeout(timer);
-      void worker.terminate();
-      resolve('done');
-    });
-    worker.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
-}
+/** The scan, on its own in a worker ended past the bound (see runInWorker). */
+const scanInWorker = (value: string, boundMs: number) =>
+  runInWorker(
+    new URL('../../src/text/redact.ts', import.meta.url).pathname,
+    'm.secretShapedTokens(value); m.echoValue(value, []); m.echoPath(value, [])',
+    value,
+    boundMs,
+  );
 
 describe('the scan is linear in the length of the value', () => {
   it('1 MB of key characters with no digit, of a NO_PROXY list, of near keys, slashes and escapes, within a bounded wait', async () => {
