@@ -472,7 +472,9 @@ function addSettingsToEveryCommand(program: Command): void {
 }
 
 export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
-  const program: Command = new CliCommand('model-feed-mcp')
+  const program = new CliCommand('model-feed-mcp');
+  program.secrets = configuredKey(io.env);
+  program
     // A subcommand's flags are its own, so each lists and takes only what it reads; the program's
     // come before the subcommand (passFlagsDown).
     .enablePositionalOptions()

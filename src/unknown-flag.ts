@@ -16,6 +16,7 @@ import {
 } from './call-flags.js';
 import { EXIT } from './exit-codes.js';
 import { listTools } from './server.js';
+import { prefixedSecrets } from './text/key-shapes.js';
 import { echoValue } from './text/redact.js';
 import type { JsonSchema } from './tools/json-schema.js';
 
@@ -129,7 +130,7 @@ function whatItTakes(command: Command): string {
  * takes. Only the name of `--name=value` is echoed: the value may be a key typed into the wrong flag.
  */
 export function unknownFlagMessage(command: Command, typed: string): string {
-  const flag = echoValue(typed.split('=')[0] ?? typed, []);
+  const flag = shownFlagName(command, typed.split('=')[0] ?? typed);
   const path = commandPath(command);
   const tools = toolFlags();
   const why = REASONS[`${path} ${flag}`] ?? takenElsewhere(command, flag, tools);
@@ -146,6 +147,24 @@ export function unknownFlagMessage(command: Command, typed: string): string {
   return `error: unknown option '${flag}' for ${path}${why ? `: ${why}` : ''}.${guess}\n${whatItTakes(command)}`;
 }
 
+/** A flag's name as typed: one long token, yet no key (`--stdout-format-json`), so shown whole. */
+const FLAG_NAME = /^--?[A-Za-z][A-Za-z0-9-]*$/;
+
+/** The typed name of an unknown flag as the message shows it: the name, or an echo that hides a key. */
+function shownFlagName(command: Command, name: string): string {
+  const secrets = hiddenIn(command);
+  const plainName =
+    FLAG_NAME.test(name) && !prefixedSecrets(name).length && !secrets.some((secret) => name.includes(secret));
+  return plainName ? name : echoValue(name, secrets);
+}
+
+/** The configured key, which every echo of the user's input hides first: kept on the program. */
+function hiddenIn(command: Command): readonly string[] {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root instanceof CliCommand ? root.secrets : [];
+}
+
 /** Refuses a flag the command does not take, as a usage error (exit 2). */
 export function refuseFlag(command: Command, typed: string): never {
   command.error(unknownFlagMessage(command, typed), {
@@ -159,6 +178,9 @@ export function refuseFlag(command: Command, typed: string): never {
  * internal hook for that error (14.x); test/unit/cli-help.test.ts fails if it stops being called.
  */
 export class CliCommand extends Command {
+  /** The configured key: set on the program once the environment is known. */
+  secrets: readonly string[] = [];
+
   override createCommand(name?: string): Command {
     return new CliCommand(name);
   }
@@ -180,14 +202,14 @@ export class CliCommand extends Command {
 export function refuseCommand(command: Command, typed: string): never {
   const names = command.commands.map((c) => c.name());
   if (isCall(command)) {
-    command.error(`error: ${unknownToolMessage(typed, names)}`, {
+    command.error(`error: ${unknownToolMessage(typed, names, hiddenIn(command))}`, {
       exitCode: EXIT.usage,
       code: 'model-feed-mcp.unknownTool',
     });
   }
   const path = commandPath(command);
   if (!names.length) {
-    command.error(`error: ${path} has no commands of its own: '${echoValue(typed, [])}' is not one.`, {
+    command.error(`error: ${path} has no commands of its own: '${echoValue(typed, hiddenIn(command))}' is not one.`, {
       exitCode: EXIT.usage,
       code: 'commander.unknownCommand',
     });
@@ -197,7 +219,7 @@ export function refuseCommand(command: Command, typed: string): never {
   // The user's own text, echoed: no escape sequence or line break in it may act on the terminal,
   // and a key pasted as a word (a client's "args") is not shown.
   command.error(
-    `error: unknown command '${echoValue(typed, [])}' for ${path}.${guess} The commands are ${listed(names)}.`,
+    `error: unknown command '${echoValue(typed, hiddenIn(command))}' for ${path}.${guess} The commands are ${listed(names)}.`,
     { exitCode: EXIT.usage, code: 'commander.unknownCommand' },
   );
 }

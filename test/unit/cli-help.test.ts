@@ -13,10 +13,10 @@ interface Parsed {
 }
 
 /** Parses argv with the real program; only for argv that stop before any action runs. */
-async function parse(argv: string[]): Promise<Parsed> {
+async function parse(argv: string[], env: Record<string, string> = {}): Promise<Parsed> {
   let stdout = '';
   let stderr = '';
-  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t), env: {} };
+  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t), env };
   let error: unknown;
   try {
     await buildProgram(io, argv, () => {}).parseAsync(argv, { from: 'user' });
@@ -255,5 +255,27 @@ describe('help [command…], and a command name mistyped', () => {
     expect(tool.stderr.split('\n')[0]).toBe(
       "error: unknown tool 'get_mdl'. Did you mean get_model? The tools are list_model_changes, get_model, search_models; `model-feed-mcp call <tool> --help` lists a tool's flags.",
     );
+  });
+});
+
+describe('what a refusal quotes back of the typed word', () => {
+  it('a long flag name is a name, shown whole with the flag meant, not hidden as a key', async () => {
+    const { stderr } = await parse(['watch', '--stdout-format-json']);
+    expect(stderr).toContain("unknown option '--stdout-format-json' for watch");
+    expect(stderr).not.toContain('[redacted]');
+  });
+
+  it('the configured key is hidden wherever the typed word is quoted, however short', async () => {
+    const env = { MODEL_FEED_API_KEY: 'shortkey99' };
+    for (const argv of [
+      ['shortkey99'],
+      ['call', 'shortkey99'],
+      ['doctor', '--shortkey99'],
+      ['help', 'watch', 'shortkey99'],
+    ]) {
+      const { stderr } = await parse(argv, env);
+      expect(stderr, argv.join(' ')).toMatch(/error: /);
+      expect(stderr, argv.join(' ')).not.toContain('shortkey99');
+    }
   });
 });
