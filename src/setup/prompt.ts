@@ -175,6 +175,11 @@ export function escapeSkipper(): { skips(ch: string): boolean } {
           state = 'esc';
           return true;
         case 'esc':
+          // Enter or Ctrl-C after a lone Escape is the user's, not part of a sequence.
+          if (ch < ' ') {
+            state = 'text';
+            return false;
+          }
           state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
           return true;
         case 'csi':
@@ -187,7 +192,7 @@ export function escapeSkipper(): { skips(ch: string): boolean } {
           return true;
         case 'ss3':
           state = 'text';
-          return true;
+          return ch >= ' ';
       }
     },
   };
