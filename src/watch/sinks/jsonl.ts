@@ -83,10 +83,19 @@ export async function createJsonlSink(path: string, warn: (message: string) => v
     async flush() {
       if (pending.length === 0) return;
       if (!(await stillAt(handle, path))) {
+        // The old handle stays until the new file is open and judged: a retry then tries again.
+        const reopened = await openLog(path);
+        let endsClean: boolean;
+        try {
+          endsClean = await endsWithNewline(reopened);
+        } catch (error) {
+          await reopened.close().catch(() => {});
+          throw error;
+        }
         const moved = handle;
-        handle = await openLog(path);
-        torn = !(await endsWithNewline(handle));
-        await moved.close();
+        handle = reopened;
+        torn = !endsClean;
+        await moved.close().catch(() => {});
       }
       const text = `${torn ? '\n' : ''}${pending.join('')}`;
       const { size } = await handle.stat();
