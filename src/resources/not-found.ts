@@ -25,9 +25,14 @@ export class ResourceNotFound extends Error {
 export class LegacyNotFoundCodes {
   private readonly marked = new Set<RequestId>();
 
-  /** The request `id` is answered "not found"; a cancelled one gets no answer, so is not kept. */
+  /**
+   * The request `id` is answered "not found". A cancelled one gets no answer, so is not kept, nor
+   * kept once cancelled later: a later request may reuse its id.
+   */
   mark(id: RequestId, signal: AbortSignal): void {
-    if (!signal.aborted) this.marked.add(id);
+    if (signal.aborted) return;
+    this.marked.add(id);
+    signal.addEventListener('abort', () => this.marked.delete(id), { once: true });
   }
 
   /**
