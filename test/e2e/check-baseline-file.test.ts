@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
-import { runAsNobody } from './check-nobody.js';
+import { runAsNobody } from './as-nobody.js';
 import { run, scrubbedEnv } from './harness.js';
 
 const NEAR_MISS = 'MODEL = "openai/gpt-4o-2024-05-13"\n';
@@ -154,7 +154,7 @@ describe('--baseline that cannot be read', () => {
     requireRoot();
     writeFileSync(join(tree, 'base.json'), '{"version":1,"findings":[]}\n', { mode: 0o600 });
     expectPlain(
-      await runAsNobody(['check', '--baseline', 'base.json', '.'], tree, env),
+      await runAsNobody(['check', '--baseline', 'base.json', '.'], env, tree),
       '--baseline base.json cannot be read: permission denied (EACCES)',
     );
     mkdirSync(join(tree, 'folder'));

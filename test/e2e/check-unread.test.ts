@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempFolder } from '../support/temp.js';
-import { runAsNobody } from './check-nobody.js';
+import { runAsNobody } from './as-nobody.js';
 import { run, scrubbedEnv } from './harness.js';
 
 const OTHER_UID = 1001;
@@ -67,7 +67,7 @@ describe('check reads what it is given, or fails saying what it did not read', (
     chownTree(tree, OTHER_UID, ['private', 'private/secret.py', 'locked.py']);
     chmodSync(join(tree, 'private'), 0o700);
     chmodSync(join(tree, 'locked.py'), 0o600);
-    const result = await runAsNobody(['check', '.'], tree, env());
+    const result = await runAsNobody(['check', '.'], env(), tree);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('could not read 2 files or folders');
     expect(result.stderr).toContain('locked.py: permission denied (EACCES)');
@@ -77,7 +77,7 @@ describe('check reads what it is given, or fails saying what it did not read', (
     expect(result.stdout).toContain('ok.py:1:10');
     expect(result.stdout).toContain('2 unreadable');
 
-    const allowed = await runAsNobody(['check', '--allow-unread', '--format', 'json', '.'], tree, env());
+    const allowed = await runAsNobody(['check', '--allow-unread', '--format', 'json', '.'], env(), tree);
     expect(allowed.code, allowed.stderr).toBe(1);
     const report = JSON.parse(allowed.stdout);
     expect(report.summary).toMatchObject({ scanned: 1, unreadable: 2 });

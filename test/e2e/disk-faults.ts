@@ -1,14 +1,13 @@
 /**
- * Real file-system faults for the end-to-end tests: small tmpfs mounts (full, read-only), and a run
- * as user `nobody` (root passes every file mode). Both need root, as CI runs; elsewhere the test
- * fails saying so rather than pass without trying.
+ * Real file-system faults for the end-to-end tests: small tmpfs mounts (full, read-only); a run as
+ * user `nobody` is as-nobody.ts's. They need root, as CI runs; elsewhere the test fails saying so
+ * rather than pass without trying.
  */
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { BIN, NODE, type Output } from './harness.js';
 
 export function needRoot(): void {
   if (process.getuid?.() !== 0) {
@@ -51,26 +50,4 @@ export function fullTmpfsIn(point: string): string {
     }
   }
   return point;
-}
-
-/** The CLI run as user nobody (its files must be where nobody can reach them), to its end. */
-export function runAsNobody(args: string[], env: Record<string, string>): Promise<Output> {
-  needRoot();
-  return new Promise((resolve) => {
-    const child = spawn(
-      'setpriv',
-      ['--reuid=65534', '--regid=65534', '--clear-groups', NODE, BIN, ...args],
-      // TMPDIR: nowhere, so nobody's code cache is not left in the shared /tmp.
-      { env: { ...env, TMPDIR: '/nonexistent-mf' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
 }

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, wr
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { fullTmpfs, fullTmpfsIn, needRoot, runAsNobody, tmpfs } from './disk-faults.js';
+import { runAsNobody } from './as-nobody.js';
+import { fullTmpfs, fullTmpfsIn, needRoot, tmpfs } from './disk-faults.js';
 import { BIN, NODE, type Output } from './harness.js';
 import { feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 

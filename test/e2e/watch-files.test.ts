@@ -8,7 +8,6 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -20,7 +19,8 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { needRoot, runAsNobody } from './disk-faults.js';
+import { runAsNobody } from './as-nobody.js';
+import { needRoot } from './disk-faults.js';
 import { BIN, eventually, NODE, spawnRaw } from './harness.js';
 import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
@@ -110,28 +110,25 @@ describe('--atom shared or unreadable', () => {
 
   it('a feed this user cannot read stops the sink rather than being replaced (as nobody)', async () => {
     needRoot();
-    // Outside the test temp folder, which nobody cannot enter; removed below.
-    const dir = mkdtempSync('/tmp/mf-nobody-');
-    try {
-      chmodSync(dir, 0o777);
-      const feed = join(dir, 'f.atom');
-      const first = await runWatch(
-        ['--once', '--since', '0', '--state', join(dir, 'root.json'), '--atom', feed],
-        watchEnv(sandbox),
-      );
-      expect(first.code, first.stderr).toBe(0);
-      const before = readFileSync(feed);
-      chmodSync(feed, 0o000);
-      const run = await runAsNobody(
-        ['watch', '--once', '--since', '0', '--state', join(dir, 'nobody.json'), '--atom', feed],
-        watchEnv(sandbox),
-      );
-      expect(run.code, run.stderr).toBe(1);
-      expect(run.stderr).toContain(`cannot read the Atom feed ${feed}: permission denied (EACCES)`);
-      expect(readFileSync(feed)).toEqual(before);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempDir();
+    chmodSync(dir, 0o777);
+    const feed = join(dir, 'f.atom');
+    const first = await runWatch(
+      ['--once', '--since', '0', '--state', join(dir, 'root.json'), '--atom', feed],
+      watchEnv(sandbox),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const before = readFileSync(feed);
+    chmodSync(feed, 0o000);
+    // Run in the folder, mounted where nobody can reach it: the paths are relative to it.
+    const run = await runAsNobody(
+      ['watch', '--once', '--since', '0', '--state', 'nobody.json', '--atom', 'f.atom'],
+      watchEnv(sandbox),
+      dir,
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('cannot read the Atom feed f.atom: permission denied (EACCES)');
+    expect(readFileSync(feed)).toEqual(before);
   }, 60_000);
 });
 
