@@ -19,7 +19,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runAsNobody } from './as-nobody.js';
+import { MOUNTED_TREE, runAsNobody } from './as-nobody.js';
 import { needRoot } from './disk-faults.js';
 import { BIN, eventually, NODE, spawnRaw } from './harness.js';
 import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
@@ -127,7 +127,7 @@ describe('--atom shared or unreadable', () => {
       dir,
     );
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toContain('cannot read the Atom feed f.atom: permission denied (EACCES)');
+    expect(run.stderr).toContain(`cannot read the Atom feed ${MOUNTED_TREE}/f.atom: permission denied (EACCES)`);
     expect(readFileSync(feed)).toEqual(before);
   }, 60_000);
 });
