@@ -68,7 +68,11 @@ export function closestTool(typed: string, tools: readonly string[]): string | u
 }
 
 /** For `call <typo>`: it is not a tool, which one it probably meant, and which there are. */
-export function unknownToolMessage(typed: string, tools: readonly string[], secrets: readonly string[] = []): string {
+export function unknownToolMessage(
+  typed: string,
+  tools: readonly string[],
+  secrets: readonly string[] = [],
+): string {
   const closest = closestTool(typed, tools);
   const guess = closest ? ` Did you mean ${closest}?` : '';
   // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.

@@ -26,7 +26,7 @@ import {
   UnreadableChangeError,
 } from './errors.js';
 import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './net/failure-kinds.js';
-import { shownPath } from './store/file-fault.js';
+import { echoPath } from './text/redact.js';
 
 function caHint(audience: Audience): string {
   const where =
@@ -240,7 +240,7 @@ const FOLDER_ERROR_WORDS: Record<string, string> = {
 
 /** What to do about a file the runner could not use: by the reason, naming the setting to change. */
 function fileSystemFix({ code, path, setting }: FileSystemError): string | undefined {
-  const folder = shownPath(dirname(path));
+  const folder = echoPath(dirname(path));
   switch (code) {
     case 'ENOSPC':
     case 'EDQUOT':
@@ -271,7 +271,7 @@ function fileSystemFix({ code, path, setting }: FileSystemError): string | undef
 function fileSystemText(error: FileSystemError): string {
   const words = FILE_ERROR_WORDS[error.code] ?? FOLDER_ERROR_WORDS[error.code] ?? 'a file-system error';
   const fix = fileSystemFix(error);
-  return `cannot ${error.action} ${shownPath(error.path)}: ${words} (${error.code}).${fix ? ` ${fix}` : ''}`;
+  return `cannot ${error.action} ${echoPath(error.path)}: ${words} (${error.code}).${fix ? ` ${fix}` : ''}`;
 }
 
 /**

@@ -209,10 +209,13 @@ export function refuseCommand(command: Command, typed: string): never {
   }
   const path = commandPath(command);
   if (!names.length) {
-    command.error(`error: ${path} has no commands of its own: '${echoValue(typed, hiddenIn(command))}' is not one.`, {
-      exitCode: EXIT.usage,
-      code: 'commander.unknownCommand',
-    });
+    command.error(
+      `error: ${path} has no commands of its own: '${echoValue(typed, hiddenIn(command))}' is not one.`,
+      {
+        exitCode: EXIT.usage,
+        code: 'commander.unknownCommand',
+      },
+    );
   }
   const closest = closestTool(typed, names);
   const guess = closest ? ` Did you mean ${closest}?` : '';

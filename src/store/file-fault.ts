@@ -4,17 +4,6 @@
  */
 
 import { FileSystemError } from '../errors.js';
-import { oneLine } from '../text/terminal.js';
-
-/** Long enough to recognise a path; a name of 100 KB is not repeated in every line. */
-const MAX_SHOWN_PATH = 200;
-
-/** A path for a message: one line, and its middle cut when it is very long. */
-export function shownPath(path: string): string {
-  const line = oneLine(path);
-  if (line.length <= MAX_SHOWN_PATH) return line;
-  return `${line.slice(0, MAX_SHOWN_PATH / 2)}…${line.slice(-MAX_SHOWN_PATH / 2)}`;
-}
 
 /**
  * `error` as a FileSystemError when it is a file-system failure (it has an errno code), else as it

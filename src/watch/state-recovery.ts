@@ -7,8 +7,8 @@
 
 import { basename, dirname, join } from 'node:path';
 import { nodeFs } from '../lazy-node.js';
-import { shownPath } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
+import { echoPath } from '../text/redact.js';
 
 /** A backup is a state file (a few hundred bytes): more is not one. */
 const MAX_BACKUP_BYTES = 64 * 1024;
@@ -58,6 +58,6 @@ export async function recoveryAdvice(path: string, text: string | undefined): Pr
     return `Its last cursor is lost: no cursor can be read from it, nor from a backup beside it. To carry on without a gap, run the same watch command with --reset --since <the change time of the last change you received> added (--since 0 delivers every change again: deduplicate on deliveryId); ${skips}`;
   }
   const from =
-    backup === undefined ? 'what is left of it' : `its backup ${shownPath(backup.path)}, an older save`;
+    backup === undefined ? 'what is left of it' : `its backup ${echoPath(backup.path)}, an older save`;
   return `The last cursor that can still be read is ${cursor}, from ${from}. To carry on from there without missing a change, run the same watch command with --reset --since ${cursor} added (the damaged file is kept as a backup); ${skips}`;
 }

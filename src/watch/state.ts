@@ -11,9 +11,9 @@ import { FileSystemError, StateFileError } from '../errors.js';
 import type { FeedFilters, SkippedChange } from '../feed/follower.js';
 import { nodeCrypto, nodeFs } from '../lazy-node.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
-import { fileFault, shownPath } from '../store/file-fault.js';
+import { fileFault } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
-import { echoValue } from '../text/redact.js';
+import { echoPath, echoValue } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { recoveryAdvice } from './state-recovery.js';
 
@@ -96,7 +96,7 @@ async function openState(path: string, setting: string): Promise<FileHandle | un
   } catch (error) {
     const fault = fileFault(error, 'read the watch state file', path, setting);
     if (fault instanceof FileSystemError) throw fault;
-    throw new StateFileError(`cannot read ${shownPath(path)}: ${(error as Error).message}`);
+    throw new StateFileError(`cannot read ${echoPath(path)}: ${(error as Error).message}`);
   }
   if (opened.kind === 'missing') return undefined;
   if (opened.kind === 'refused') {
@@ -191,7 +191,7 @@ export async function backUpState(
       const fault = fileFault(error, 'move aside, as --reset asks, the watch state file', path, setting);
       if (fault instanceof FileSystemError) throw fault;
       throw new StateFileError(
-        `cannot move ${shownPath(path)} to ${shownPath(backup)}: ${(error as Error).message}`,
+        `cannot move ${echoPath(path)} to ${echoPath(backup)}: ${(error as Error).message}`,
       );
     }
     return backup;
@@ -218,7 +218,7 @@ export async function saveState(path: string, state: WatchState, setting = STATE
     // A full or read-only disk says so, with its fix: the state itself is fine.
     const fault = fileFault(error, 'write the watch state file', path, setting);
     if (fault instanceof FileSystemError) throw fault;
-    throw new StateFileError(`cannot write ${shownPath(path)}: ${(error as Error).message}`);
+    throw new StateFileError(`cannot write ${echoPath(path)}: ${(error as Error).message}`);
   }
 }
 

@@ -127,7 +127,9 @@ describe('--atom shared or unreadable', () => {
       dir,
     );
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toContain(`cannot read the Atom feed ${MOUNTED_TREE}/f.atom: permission denied (EACCES)`);
+    expect(run.stderr).toContain(
+      `cannot read the Atom feed ${MOUNTED_TREE}/f.atom: permission denied (EACCES)`,
+    );
     expect(readFileSync(feed)).toEqual(before);
   }, 60_000);
 });

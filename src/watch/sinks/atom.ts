@@ -23,11 +23,12 @@ import { DeliveryError } from '../../errors.js';
 import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../../store/atomic-file.js';
-import { fileFault, shownPath } from '../../store/file-fault.js';
+import { fileFault } from '../../store/file-fault.js';
 import { removeLeftovers } from '../../store/leftovers.js';
 import { LockedError } from '../../store/lock.js';
 import { openRegular, readHead as readFileHead } from '../../store/open-regular.js';
 import { withWriteLock } from '../../store/write-lock.js';
+import { echoPath } from '../../text/redact.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
 import { VERSION } from '../../version.js';
 import type { Sink } from './sink.js';
@@ -324,13 +325,13 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
     // it would drop every entry in it.
     if (code !== NOT_A_FILE) throw fileFault(error, 'read the Atom feed', path, '--atom');
     warn(
-      `atom feed ${shownPath(path)} could not be read (${code}): ${(error as Error).message}; it will be replaced`,
+      `atom feed ${echoPath(path)} could not be read (${code}): ${(error as Error).message}; it will be replaced`,
     );
     return { entries: [], intact: false };
   }
   if (text === undefined) return { entries: [], intact: false };
   if (!text.includes(`xmlns:mf="${EXTENSION_NAMESPACE}"`)) {
-    warn(`atom feed ${shownPath(path)} was not written by model-feed-mcp; it will be replaced`);
+    warn(`atom feed ${echoPath(path)} was not written by model-feed-mcp; it will be replaced`);
     return { entries: [], intact: false };
   }
   const entries: Delivery[] = [];
@@ -352,7 +353,7 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
   const complete = /<\/feed>\s*$/.test(text);
   if (dropped > 0 || !complete) {
     const what = dropped > 0 ? `${dropped} of its entries could not be read back` : 'it is incomplete';
-    warn(`atom feed ${shownPath(path)}: ${what}; it will be rewritten`);
+    warn(`atom feed ${echoPath(path)}: ${what}; it will be rewritten`);
   }
   return { entries, intact: dropped === 0 && complete };
 }
@@ -404,7 +405,7 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
       if (error instanceof LockedError) {
         const who = error.holder ? `process ${error.holder.pid}` : 'another process';
         throw new DeliveryError(
-          `${label}: ${who} has held its lock ${shownPath(error.path)} for longer than a rewrite takes`,
+          `${label}: ${who} has held its lock ${echoPath(error.path)} for longer than a rewrite takes`,
           false,
         );
       }
@@ -415,7 +416,7 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
     stale = false;
   }
 
-  const label = `atom ${shownPath(path)}`;
+  const label = `atom ${echoPath(path)}`;
 
   return {
     label,

@@ -10,8 +10,9 @@ import { ConfigError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { ensureFolder, FILE_MODE } from '../../store/atomic-file.js';
-import { fileFault, shownPath } from '../../store/file-fault.js';
+import { fileFault } from '../../store/file-fault.js';
 import { notRegular } from '../../store/open-regular.js';
+import { echoPath } from '../../text/redact.js';
 import type { Sink } from './sink.js';
 
 async function endsWithNewline(handle: FileHandle): Promise<boolean> {
@@ -44,7 +45,7 @@ async function openLog(path: string): Promise<FileHandle> {
   if (reason !== undefined) {
     await handle.close();
     throw new ConfigError(
-      `--jsonl ${shownPath(path)} ${reason}: give the path of a regular file, or of none yet.`,
+      `--jsonl ${echoPath(path)} ${reason}: give the path of a regular file, or of none yet.`,
       '--jsonl',
       '--jsonl',
     );
@@ -75,7 +76,7 @@ export async function createJsonlSink(path: string, warn: (message: string) => v
   let pending: string[] = [];
 
   return {
-    label: `jsonl ${shownPath(path)}`,
+    label: `jsonl ${echoPath(path)}`,
     async deliver({ envelope }) {
       // Buffered and written with the page: one write and one fsync per page, not per change.
       pending.push(`${envelopeJson(envelope)}\n`);
@@ -109,7 +110,7 @@ export async function createJsonlSink(path: string, warn: (message: string) => v
           const left = (await handle.stat().catch(() => ({ size })))?.size - size;
           if (left > 0)
             warn(
-              `could not take back the ${left} bytes of a failed page appended to ${shownPath(path)} (${refused.code ?? refused.message}): the next delivery repeats those changes (deduplicate on deliveryId)`,
+              `could not take back the ${left} bytes of a failed page appended to ${echoPath(path)} (${refused.code ?? refused.message}): the next delivery repeats those changes (deduplicate on deliveryId)`,
             );
         });
         // What stays may end in a cut line: the retry closes it first.
