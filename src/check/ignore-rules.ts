@@ -1,8 +1,7 @@
 /**
  * One ignore file's rules (`.gitignore` syntax), compiled once into one matcher. Written here
  * rather than taken from the `ignore` package, whose rules are regular expressions tried one after
- * another for every path: a tree's files times a file's rules (a 1 MiB `.gitignore` over 2,000 files
- * took 79 s), and a long rule (`a*` 10,000 times) overflowed V8's stack compiling its expression.
+ * another for every path: work that grows as a tree's files times a file's rules, and a long rule (`a*` 10,000 times) overflowed V8's stack compiling its expression.
  *
  * - Plain names (`node_modules`, `.env`, `dist/`) are looked up by name, `*.ext` rules by the
  *   extension: nearly every real rule, at the cost of one lookup whatever their number.

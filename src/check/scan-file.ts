@@ -18,7 +18,7 @@ import { silencedLines } from './report.js';
 export const MAX_LISTED_PER_FILE = 1000;
 /**
  * A file lists at most this many references, new texts included: a 4 MiB file of distinct near
- * misses is 150,000 of them (748 MB of RSS and a 99 MB SARIF document for that one file). Past it,
+ * misses is 150,000 of them, hundreds of megabytes of report for that one file. Past it,
  * they are tallied (`dropped`), for the summary and the verdict.
  */
 export const MAX_SPANS_PER_FILE = 5 * MAX_LISTED_PER_FILE;

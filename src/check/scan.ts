@@ -47,7 +47,7 @@ export interface ScanResult {
 
 /**
  * A run lists at most this many references: 4,000 files of 1,000 `openai/gpt-4o` lines each are
- * 4,000,000, which took 4.45 GB before the run died. Past it, each is tallied instead (ScanResult.
+ * 4,000,000, more than the memory of a CI runner holds. Past it, each is tallied instead (ScanResult.
  * notListed): the summary says how many, and the verdict still counts their findings.
  */
 export const MAX_LISTED_TOTAL = 50_000;

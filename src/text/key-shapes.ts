@@ -47,7 +47,7 @@ export function isHostName(hostname: string): boolean {
 
 /**
  * A path without its trailing slashes. A loop, not `/\/+$/`: that pattern is tried again from every
- * slash of a long run of them, quadratic in the run's length (10 s for 100,000 slashes).
+ * slash of a long run of them, quadratic in the run's length.
  */
 export function withoutTrailingSlashes(path: string): string {
   let end = path.length;
