@@ -1,7 +1,8 @@
 /**
  * The CLI run as user nobody (root reads every file whatever its mode, so a permission test needs
- * another user). CI's temp folders are 0700, so nobody could reach neither the checkout, nor the
- * Node binary CI installed there, nor a folder of the test's. So each is bind-mounted on a tmpfs
+ * another user). CI's temp folders are 0700, so nobody could reach neither the checkout (the CLI is
+ * its bin/ and dist/ alone), nor the Node binary CI installed there, nor a folder of the test's. So
+ * each is bind-mounted on a tmpfs
  * over /srv (empty on Debian-based systems) in a mount namespace of the run's own: nothing outside
  * it changes, and it goes with the process. Needs root, as CI runs.
  */
@@ -28,8 +29,10 @@ export function runAsNobody(args: string[], env: Record<string, string>, tree?: 
   const script = [
     'set -e',
     'mount -t tmpfs -o mode=755 tmpfs /srv',
-    `mkdir ${MOUNTED_PACKAGE} ${MOUNTED_NODE} ${MOUNTED_TREE}`,
-    `mount --bind "$0" ${MOUNTED_PACKAGE}`,
+    // The package's own folders, not its root: a fresh clone's root may be a 0700 temp folder itself.
+    `mkdir -p ${MOUNTED_PACKAGE}/bin ${MOUNTED_PACKAGE}/dist ${MOUNTED_NODE} ${MOUNTED_TREE}`,
+    `mount --bind "$0/bin" ${MOUNTED_PACKAGE}/bin`,
+    `mount --bind "$0/dist" ${MOUNTED_PACKAGE}/dist`,
     `mount --bind "$1" ${MOUNTED_NODE}`,
     `if [ -n "$2" ]; then mount --bind "$2" ${MOUNTED_TREE}; fi`,
     `cd ${MOUNTED_TREE}`,
