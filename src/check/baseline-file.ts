@@ -12,7 +12,7 @@ import { ConfigError } from '../errors.js';
 import { nodeFs } from '../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../store/atomic-file.js';
 import { openRegular, readHead } from '../store/open-regular.js';
-import { echoPath } from '../text/redact.js';
+import { echoPath, echoValue } from '../text/redact.js';
 import { FINDING_KINDS } from './findings.js';
 import type { BaselineEntry } from './report.js';
 
@@ -38,7 +38,8 @@ export function tempFileOf(name: string): RegExp {
 function baselineEntries(document: unknown): BaselineEntry[] | string {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'not an object';
   const { version, findings } = document as { version?: unknown; findings?: unknown };
-  if (version !== 1) return `version ${JSON.stringify(version) ?? 'missing'}, not 1`;
+  // The file's own text, quoted back: one line, and a key-like value hidden.
+  if (version !== 1) return `version ${echoValue(JSON.stringify(version) ?? 'missing', [])}, not 1`;
   if (!Array.isArray(findings)) return 'no "findings" list';
   const entries: BaselineEntry[] = [];
   for (const [i, entry] of findings.entries()) {

@@ -165,6 +165,17 @@ describe('--baseline that cannot be read', () => {
   });
 });
 
+describe('a baseline whose version is not ours', () => {
+  it('is quoted on one line, a key-like value hidden', async () => {
+    const key = 'UnFYsKcwPgATmEXrJbvNfzSkDWqHauMeyRjCVpGZ';
+    writeFileSync(join(tree, 'odd.json'), JSON.stringify({ version: `${key}\u2028next`, findings: [] }));
+    const result = await check(['--baseline', 'odd.json', '.']);
+    expectPlain(result, '--baseline odd.json');
+    expect(result.stderr).not.toContain(key.slice(0, 12));
+    expect(result.stderr).not.toMatch(/[\u2028\u2029]/);
+  });
+});
+
 describe("a killed write's temp file", () => {
   it('is not scanned, and the next write removes it', async () => {
     const written = await check(['--write-baseline', 'base.json']);
