@@ -1,6 +1,6 @@
 /**
  * How setup replaces a client's file and makes its backup: whole or not at all, and never leaving a
- * temp file behind, since a config's temp file holds the key. Like the store's atomic write (temp
+ * temp file behind, since a config's temp file holds the key. Through the store's atomic write (temp
  * file beside the target, fsync, rename, fsync of the folder), with two more duties: a stop signal
  * is heeded between steps, the temp file removed and the old file left as it was (once renamed, the
  * change stands and is reported); and temp files that a run killed outright (`kill -9`) left
@@ -10,8 +10,9 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { nodeCrypto, nodeFs } from '../lazy-node.js';
-import { FOLDER_MODE } from '../store/atomic-file.js';
+import { nodeFs } from '../lazy-node.js';
+import { tempNameFor, writeFileAtomic } from '../store/atomic-file.js';
+import { processAlive } from '../store/lock.js';
 
 /** The write stopped, by a stop signal, before it replaced anything; nothing of it is left. */
 export class WriteStopped extends Error {
@@ -28,41 +29,17 @@ export interface WriteGuard {
   track(path: string): () => void;
 }
 
-/** Small enough that a stop signal is heeded within a moment, even on a slow disk. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
-
-function tempNameFor(path: string): string {
-  return join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`,
-  );
-}
-
 function heed(guard: WriteGuard): void {
   if (guard.signal.aborted) throw new WriteStopped();
 }
 
-async function fsyncFolder(folder: string): Promise<void> {
-  // Not every platform lets a folder be opened for fsync (Windows does not): best effort.
-  try {
-    const handle = await nodeFs().open(folder, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // The rename is still atomic; only its durability across a power cut is less certain.
-  }
-}
-
 /**
- * Replaces `path` with `data` atomically. `prepare` is done to the temp file before it is written
- * (setup gives it its owner there); `beforeRename` may still refuse, by throwing, as the last step
- * before the rename. Throws WriteStopped, with nothing changed, when `guard` is aborted before the
- * rename.
+ * Replaces `path` with `data` atomically (the store's write). `prepare` is done to the temp file
+ * before it is written (setup gives it its owner there); `beforeRename` may still refuse, by
+ * throwing, as the last step before the rename. Throws WriteStopped, with nothing changed, when
+ * `guard` is aborted before the rename.
  */
-export async function replaceFile(
+export function replaceFile(
   path: string,
   data: string,
   mode: number,
@@ -72,39 +49,13 @@ export async function replaceFile(
     beforeRename,
   }: { prepare: (temp: FileHandle) => Promise<void>; beforeRename: () => Promise<void> },
 ): Promise<void> {
-  heed(guard);
-  const folder = dirname(path);
-  await nodeFs().mkdir(folder, { recursive: true, mode: FOLDER_MODE });
-  const temp = tempNameFor(path);
-  const untrack = guard.track(temp);
-  try {
-    const handle = await nodeFs().open(temp, 'wx', mode);
-    try {
-      // Always: under a umask stricter than the mode (0277, say), the open alone would give less.
-      await handle.chmod(mode);
-      await prepare(handle);
-      const bytes = Buffer.from(data);
-      for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
-        heed(guard);
-        const end = Math.min(at + CHUNK_BYTES, bytes.length);
-        let written = at;
-        while (written < end)
-          written += (await handle.write(bytes, written, end - written, written)).bytesWritten;
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    heed(guard);
-    await beforeRename();
-    await nodeFs().rename(temp, path);
-  } catch (error) {
-    await nodeFs().rm(temp, { force: true });
-    throw error;
-  } finally {
-    untrack();
-  }
-  await fsyncFolder(folder);
+  return writeFileAtomic(path, data, {
+    mode,
+    prepare,
+    beforeRename,
+    checkpoint: () => heed(guard),
+    onTemp: (temp) => guard.track(temp),
+  });
 }
 
 /**
@@ -137,16 +88,6 @@ function leftoverPattern(path: string): RegExp {
   return new RegExp(`^\\.${name}(?:\\.\\d{8}-\\d{6}(?:-\\d+)?\\.bak)?\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`);
 }
 
-/** Whether process `pid` is running (one of another user counts too). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The temp files beside `path` that a setup no longer running left behind: regular files only,
  * named as ours are. A setup still running (its pid alive, ours aside) is left to finish.
@@ -162,7 +103,7 @@ export async function findLeftovers(path: string): Promise<string[]> {
   const found: string[] = [];
   for (const name of names) {
     const pid = Number(pattern.exec(name)?.[1] ?? Number.NaN);
-    if (!Number.isSafeInteger(pid) || (pid !== process.pid && isRunning(pid))) continue;
+    if (!Number.isSafeInteger(pid) || (pid !== process.pid && processAlive(pid))) continue;
     const leftover = join(dirname(path), name);
     try {
       if ((await nodeFs().lstat(leftover)).isFile()) found.push(leftover);

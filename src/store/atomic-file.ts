@@ -55,38 +55,68 @@ async function fsyncFolder(folder: string): Promise<void> {
   }
 }
 
-/**
- * Replaces `path` with `data` atomically: readers see the old content or the new, never a mix.
- * `mode`: the new file's permissions (set exactly, whatever the umask). @default 0600
- * `prepare`: done to the temp file before it is written and renamed (setup gives it its owner
- * there): the file is never seen unprepared, and a failure leaves the old file in place.
- */
+/** The temp file beside `path` that a write of it goes through: `.<name>.<pid>.<hex>.tmp`. */
+export function tempNameFor(path: string): string {
+  return join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`,
+  );
+}
+
+/** Small enough that a `checkpoint` between parts is heeded within a moment, even on a slow disk. */
+const PART_BYTES = 4 * 1024 * 1024;
+
+export interface AtomicWriteOptions {
+  /** The new file's permissions, set exactly whatever the umask. @default 0600 */
+  mode?: number;
+  /**
+   * Done to the temp file before it is written and renamed (setup gives it its owner there): the
+   * file is never seen unprepared, and a failure leaves the old file in place.
+   */
+  prepare?: (temp: FileHandle) => Promise<void>;
+  /** The last word before the rename: throwing refuses it, the old file left in place. */
+  beforeRename?: () => Promise<void>;
+  /** Called between steps and parts; throwing stops the write (a stop signal), nothing changed. */
+  checkpoint?: () => void;
+  /** Told the temp file's name while it exists (to remove it if the process must end at once). */
+  onTemp?: (temp: string) => () => void;
+}
+
+/** Replaces `path` with `data` atomically: readers see the old content or the new, never a mix. */
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  { mode = FILE_MODE, prepare }: { mode?: number; prepare?: (temp: FileHandle) => Promise<void> } = {},
+  { mode = FILE_MODE, prepare, beforeRename, checkpoint, onTemp }: AtomicWriteOptions = {},
 ): Promise<void> {
+  checkpoint?.();
   const folder = dirname(path);
   await ensureFolder(folder);
-  const temp = join(
-    folder,
-    `.${basename(path)}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`,
-  );
-  const handle = await nodeFs().open(temp, 'wx', mode);
+  const temp = tempNameFor(path);
+  const forget = onTemp?.(temp);
   try {
+    const handle = await nodeFs().open(temp, 'wx', mode);
     try {
       // Always: under a umask stricter than the mode (0277, say), the open alone would give less.
       await handle.chmod(mode);
       await prepare?.(handle);
-      await handle.writeFile(data);
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      for (let at = 0; at < bytes.length; ) {
+        checkpoint?.();
+        const end = Math.min(at + PART_BYTES, bytes.length);
+        while (at < end) at += (await handle.write(bytes, at, end - at, at)).bytesWritten;
+      }
       await handle.sync();
     } finally {
       await handle.close();
     }
+    checkpoint?.();
+    await beforeRename?.();
     await nodeFs().rename(temp, path);
   } catch (error) {
     await nodeFs().rm(temp, { force: true });
     throw error;
+  } finally {
+    forget?.();
   }
   await fsyncFolder(folder);
 }
