@@ -7,9 +7,8 @@
  * it changes, and it goes with the process. Needs root, as CI runs.
  */
 
-import { spawn } from 'node:child_process';
 import { basename, dirname } from 'node:path';
-import { BIN, NODE, type Output } from './harness.js';
+import { BIN, NODE, type Output, runCommand } from './harness.js';
 
 const NOBODY = 65534;
 /** Where the test's folder is seen by the run, and its working folder: give paths relative to it. */
@@ -41,41 +40,24 @@ export function runAsNobody(args: string[], env: Record<string, string>, tree?: 
   ].join('\n');
   const node = `${MOUNTED_NODE}/${basename(NODE)}`;
   const bin = `${MOUNTED_PACKAGE}/bin/${basename(BIN)}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'unshare',
-      [
-        '-m',
-        '--propagation',
-        'private',
-        'sh',
-        '-c',
-        script,
-        packageRoot,
-        dirname(NODE),
-        tree ?? '',
-        node,
-        bin,
-        ...args,
-      ],
-      // TMPDIR: nowhere nobody can write, so no code cache of nobody's is left in a shared folder.
-      { env: { ...env, TMPDIR: '/nonexistent-mf' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out: ${args.join(' ')}\n${stderr}`));
-    }, 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCommand(
+    'unshare',
+    [
+      '-m',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      script,
+      packageRoot,
+      dirname(NODE),
+      tree ?? '',
+      node,
+      bin,
+      ...args,
+    ],
+    // TMPDIR: nowhere nobody can write, so no code cache of nobody's is left in a shared folder.
+    { ...env, TMPDIR: '/nonexistent-mf' },
+    { timeoutMs: 30_000 },
+  );
 }

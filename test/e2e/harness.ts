@@ -170,9 +170,19 @@ export interface RunOptions {
 
 /** Runs the CLI to completion (bounded) and collects its output. */
 export function run(args: string[], env = scrubbedEnv(), options: RunOptions = {}): Promise<Output> {
+  return runCommand(NODE, [BIN, ...args], env, options);
+}
+
+/** Runs a command to completion (bounded) and collects its output: the CLI, or a wrapper around it. */
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  options: RunOptions = {},
+): Promise<Output> {
   const { input, timeoutMs = 15_000, cwd } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, ...args], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
