@@ -142,7 +142,9 @@ function renderText(report: CheckReport): string {
   lines.push(
     report.failed
       ? `Failed: a finding of a kind in --fail-on (${report.failOn.join(',')}) is not in the baseline.`
-      : `Passed (--fail-on ${report.failOn.length ? report.failOn.join(',') : 'none'}).`,
+      : report.incomplete
+        ? 'Not passed: check did not read all it was given (said below).'
+        : `Passed (--fail-on ${report.failOn.length ? report.failOn.join(',') : 'none'}).`,
   );
   return `${lines.join('\n')}\n`;
 }

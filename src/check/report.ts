@@ -63,6 +63,8 @@ export interface CheckReport {
   failOn: readonly FindingKind[];
   /** Whether a finding of a `failOn` kind is not baselined. */
   failed: boolean;
+  /** The run fails anyway: it did not read all it was given, or found nothing (unread.ts). */
+  incomplete?: boolean;
 }
 
 /** An accepted finding, as a baseline file holds it. */

@@ -117,8 +117,9 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
         },
         { failOn: options.failOn, baseline, notPriceChecked, noPriceHistory },
       );
-      for (const part of renderReportParts(report, options.format)) io.stdout(print(part));
       const unread = options.allowUnread ? undefined : unreadVerdict(scan.counts, options.paths);
+      const shown = unread ? { ...report, incomplete: true } : report;
+      for (const part of renderReportParts(shown, options.format)) io.stdout(print(part));
       if (unread) {
         io.stderr(`${print(unread)}\n`);
         return EXIT.usage;

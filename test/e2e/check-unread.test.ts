@@ -136,9 +136,13 @@ describe('check reads what it is given, or fails saying what it did not read', (
     const empty = await run(['check', 'empty'], env(), { cwd: tree });
     expect(empty.code, empty.stdout).toBe(2);
     expect(empty.stderr).toContain('found no file to scan under empty');
+    // The report's own verdict agrees with the exit code: no "Passed" above a failing run.
+    expect(empty.stdout).not.toContain('Passed');
+    expect(empty.stdout).toContain('Not passed: check did not read all it was given');
 
     const allowed = await run(['check', '--allow-unread', 'empty'], env(), { cwd: tree });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('0 files scanned');
+    expect(allowed.stdout).toContain('Passed');
   });
 });
