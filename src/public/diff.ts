@@ -151,7 +151,10 @@ function newModel(model: CatalogModel, snapshotAt: number, detectedAt: number): 
     detectedAt,
     publishedAt: model.created,
     title: `${model.name ?? model.baseId} added to the aggregator's catalog`,
-    summary: `Listed as ${model.baseId}.`,
+    summary:
+      model.expirationDate === null
+        ? `Listed as ${model.baseId}.`
+        : `Listed as ${model.baseId}, to be removed after ${model.expirationDate}.`,
     beforeValue: null,
     afterValue: model.baseId,
   });

@@ -16,6 +16,8 @@ export const MAX_MODELS = 5_000;
 export const MAX_ID_LENGTH = 200;
 const MAX_TEXT_LENGTH = 300;
 const MAX_MODALITIES = 20;
+/** The last second of year 9999: a later `created` cannot be written as a date-time. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
 
 /** The catalog's stand-in for "no date set": a date that far out is not an announced removal. */
 const PLACEHOLDER_EXPIRATION = '2098-12-31';
@@ -71,7 +73,7 @@ const modalities = z
 const EntrySchema = z.looseObject({
   id: z.string().trim().min(1).max(MAX_ID_LENGTH),
   name: boundedText,
-  created: z.number().int().nonnegative().nullish().catch(null),
+  created: z.number().int().nonnegative().max(MAX_UNIX_SECONDS).nullish().catch(null),
   context_length: z.number().int().positive().nullish().catch(null),
   pricing: z.looseObject({ prompt: z.unknown(), completion: z.unknown() }).nullish().catch(null),
   architecture: z

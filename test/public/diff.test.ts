@@ -52,9 +52,14 @@ describe('diffCatalog: later snapshots', () => {
         { id: 'thinkingmachines/inkling-small' },
         { id: 'thinkingmachines/inkling-small:free', prompt: '0', completion: '0' },
         { id: 'stealth/ox-alpha', expiration: '2098-12-31', created: T0 - 100 * DAY },
+        { id: 'vendor/short-lived', expiration: '2026-09-30' },
       ]),
     );
-    expect(brief(events)).toEqual([['new_model', 'stealth/ox-alpha', null, 'stealth/ox-alpha']]);
+    expect(brief(events)).toEqual([
+      ['new_model', 'stealth/ox-alpha', null, 'stealth/ox-alpha'],
+      ['new_model', 'vendor/short-lived', null, 'vendor/short-lived'],
+    ]);
+    expect(events[1]?.summary).toContain('to be removed after 2026-09-30');
     expect(events[0]).toMatchObject({
       detectedAt: '2026-08-20T07:26:00Z',
       publishedAt: '2026-05-12T01:26:00Z',

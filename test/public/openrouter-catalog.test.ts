@@ -82,6 +82,8 @@ describe('parseOpenRouterCatalog', () => {
       huggingFaceId: 'tencent/Hy-MT2-30B-A3B',
     });
     expect(one({ id: 'mancer/weaver', hf: '' }).huggingFaceId).toBeNull();
+    // A registration time no date-time can hold would break every event dated from it.
+    expect(one({ id: 'mancer/weaver', created: 1e20 }).created).toBeNull();
   });
 
   it('skips and counts a model it cannot use, and lets unknown fields and odd values pass', () => {
