@@ -13,7 +13,9 @@
  * - `deprecation`: an expiration date set, moved or withdrawn; or a base id missing from two
  *   snapshots in a row (ids flap: one missing snapshot is not a removal). A removed model that is
  *   listed again gets a `deprecation` saying it returned.
- * Aliases follow another model, so their values are that model's and they give no event.
+ * An alias (`~openai/gpt-latest`) is its own listing with its own price, so its changes are
+ * events under its own id while it points at the same model; when it moves to another model, its
+ * new values are that model's, not a change, so the move itself gives no event.
  *
  * The very first snapshot is the baseline, except that the models the catalog registered in the
  * 30 days before it are `new_model`, dated from their registration, so a fresh feed is useful.
@@ -30,7 +32,7 @@ export const FIRST_LOOK_WINDOW_S = 30 * 24 * 3600;
 export interface CatalogFeedState {
   /** Unix seconds of the last snapshot diffed. */
   readonly takenAt: number;
-  /** The last record of every id ever listed (aliases aside), to compare a return with. */
+  /** The last record of every id ever listed, to compare a return with. */
   readonly models: ReadonlyMap<string, CatalogModel>;
   /** Base ids ever listed: a base in here is never new again. */
   readonly seenBases: ReadonlySet<string>;
@@ -48,8 +50,9 @@ export interface CatalogDiff {
 
 /** The events `next` shows after `previous` (null for the first snapshot), and the state after it. */
 export function diffCatalog(previous: CatalogFeedState | null, next: CatalogSnapshot): CatalogDiff {
-  const listed = [...next.models.values()].filter((model) => !model.alias);
-  const bases = groupByBase(listed);
+  const listed = [...next.models.values()];
+  // An alias's base is whatever it points at today: it says nothing about which models exist.
+  const bases = groupByBase(listed.filter((model) => !model.alias));
   if (previous === null) return firstLook(next, listed, bases);
 
   const events: ChangeEvent[] = [];
@@ -80,8 +83,9 @@ export function diffCatalog(previous: CatalogFeedState | null, next: CatalogSnap
   }
   for (const model of listed) {
     const before = models.get(model.id);
+    const moved = model.alias && before !== undefined && before.baseId !== model.baseId;
     // A brand-new base's first listing is its new_model event, not a list of changes.
-    if (before !== undefined || previous.seenBases.has(model.baseId)) {
+    if (!moved && (before !== undefined || previous.seenBases.has(model.baseId))) {
       events.push(...modelChanges(before ?? null, model, next.takenAt));
     }
     models.set(model.id, model);
@@ -139,7 +143,7 @@ function baseRecord(baseId: string, entries: CatalogModel[]): CatalogModel {
 }
 
 function lastOfBase(models: ReadonlyMap<string, CatalogModel>, baseId: string): CatalogModel | undefined {
-  for (const model of models.values()) if (model.baseId === baseId) return model;
+  for (const model of models.values()) if (model.baseId === baseId && !model.alias) return model;
   return undefined;
 }
 

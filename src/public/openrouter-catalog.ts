@@ -27,7 +27,7 @@ export interface CatalogModel {
   readonly id: string;
   /** The model it stands for: variants and aliases map to their base. */
   readonly baseId: string;
-  /** An alias follows another model, so its values are not its own (the diff skips it). */
+  /** An alias points at another model and moves when the vendor's newest model changes. */
   readonly alias: boolean;
   readonly name: string | null;
   /** USD per 1M tokens; null when the catalog gives no fixed price. */

@@ -162,13 +162,37 @@ describe('diffCatalog: later snapshots', () => {
     ]);
   });
 
-  it('gives no event for an alias, whose values are its target’s', () => {
-    const alias = { id: '~openai/gpt-latest', aliasTarget: 'openai/gpt-5.6-sol', prompt: '0.0000025' };
+  it('follows an alias’s own price while it points at one model, and gives no event when it moves', () => {
+    // ~deepseek/deepseek-v4-flash-latest: its own price ($0.065 / $0.18, then $0.14 out) on
+    // 2026-08-20, beside its target's ($0.14 / $0.28); ~openai/gpt-latest moved to GPT-5.6 Sol.
+    const flashAlias = {
+      id: '~deepseek/deepseek-v4-flash-latest',
+      aliasTarget: 'deepseek/deepseek-v4-flash-0731',
+      prompt: '0.000000065',
+      completion: '0.00000018',
+    };
+    const gptAlias = { id: '~openai/gpt-latest', aliasTarget: 'openai/gpt-5.5', prompt: '0.0000025' };
+    const targets: ListingFacts[] = [
+      { id: 'deepseek/deepseek-v4-flash-0731', prompt: '0.00000014', completion: '0.00000028' },
+      { id: 'openai/gpt-5.5', prompt: '0.0000025' },
+      { id: 'openai/gpt-5.6-sol', prompt: '0.000002' },
+    ];
     const events = feed(
-      snapshot(0, [{ id: 'openai/gpt-5.6-sol' }, alias]),
-      snapshot(6, [{ id: 'openai/gpt-5.6-sol' }, { ...alias, prompt: '0.000002' }]),
+      snapshot(0, [...targets, flashAlias, gptAlias]),
+      snapshot(6, [
+        ...targets,
+        { ...flashAlias, completion: '0.00000014' },
+        { ...gptAlias, aliasTarget: 'openai/gpt-5.6-sol', prompt: '0.000002' },
+      ]),
     );
-    expect(events).toEqual([]);
+    expect(brief(events)).toEqual([
+      [
+        'price_change',
+        '~deepseek/deepseek-v4-flash-latest',
+        'in $0.065 / out $0.18 per 1M tokens',
+        'in $0.065 / out $0.14 per 1M tokens',
+      ],
+    ]);
   });
 });
 
