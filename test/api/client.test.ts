@@ -341,14 +341,12 @@ describe('REST client: HTTP errors', () => {
         return HttpResponse.json({});
       }),
     );
-    const started = performance.now();
     const error = await client({ timeoutMs: 1000 })
       .listChanges({})
       .catch((e: unknown) => e);
-    const elapsed = performance.now() - started;
+    // The answer never comes: only the timeout ends the call, or the test's own bound fails it.
     expect(error).toBeInstanceOf(TimeoutError);
     expect(describeError(error)).toContain('within 1000 ms');
-    expect(elapsed).toBeLessThan(3000);
   });
 
   it('bounds the wait for a free connection by the same timeout', async () => {
@@ -364,9 +362,7 @@ describe('REST client: HTTP errors', () => {
       },
     });
     void api.listChanges({ since: 1 });
-    const started = performance.now();
     const error = await api.listChanges({ since: 2 }).catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(describeError(error)).toMatch(
       /^No connection to feed\.test came free within 300 ms: .* never sent\. Try again shortly/,

@@ -119,12 +119,11 @@ describe('references', () => {
     ]);
   });
 
-  it('reads a 5 MB minified line in one pass', () => {
+  // How fast is the bench's to say (scripts/bench-check.mjs, its 50 MB line).
+  it('reads a 5 MB minified line: every reference, each placed', () => {
     const chunk = 'var a={model:"gpt-4o-mini",b:[1,2,3],c:"lorem-ipsum-dolor"};';
     const text = chunk.repeat(Math.ceil((5 * 1024 * 1024) / chunk.length));
-    const started = performance.now();
     const refs = matcher.references(text);
-    const elapsed = performance.now() - started;
     expect(refs).toHaveLength(text.length / chunk.length);
     expect(refs.every((r) => r.modelId === 'openai/gpt-4o-mini')).toBe(true);
     // Every reference placed, in one pass: looking for the line break again per reference cost
@@ -134,8 +133,6 @@ describe('references', () => {
       refs.map((r) => r.start),
     );
     expect(places.at(-1)).toEqual({ line: 1, column: refs.at(-1)!.start + 1 });
-    // Bytes, not bytes x models: generous for a loaded machine (about 50 ms when idle).
-    expect(elapsed).toBeLessThan(5000);
   });
 });
 

@@ -7,7 +7,7 @@ export interface HttpCli {
   /** The endpoint URL the CLI printed on stderr. */
   url: string;
   /** Sends SIGTERM (or `signal`); resolves with the exit and how long it took. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null }>;
 }
 
 /** The CLI with `--http <address>`, once it has printed its URL on stderr (bounded wait). */
@@ -28,10 +28,9 @@ export async function startHttpCli(
     raw,
     url,
     stop: async (signal = 'SIGTERM') => {
-      const started = performance.now();
       raw.child.kill(signal);
       const exit = await raw.exited;
-      return { code: exit.code, ms: exit.at - started };
+      return { code: exit.code };
     },
   };
 }

@@ -90,7 +90,6 @@ describe('README: `sandbox --live` paired with `watch --interval`', () => {
       expect(exportLine, sandbox.output.stdout + sandbox.output.stderr).toBeDefined();
       expect(sandbox.output.stdout).toContain('  tier      pro: 100,000 calls a day');
 
-      const startedAt = performance.now();
       watcher = shell([exportLine ?? '', watchCommand], env);
       const watching = watcher;
       const delivered = () =>
@@ -103,9 +102,7 @@ describe('README: `sandbox --live` paired with `watch --interval`', () => {
         'a change from the watcher',
         15_000,
       ).catch(() => undefined);
-      const elapsedMs = performance.now() - startedAt;
       expect(delivered().length, `watch stderr: ${watching.output.stderr}`).toBeGreaterThan(0);
-      expect(elapsedMs).toBeLessThan(15_000);
       const [first] = delivered();
       expect(first?.type).toBe('model_feed.change');
       // A change the running sandbox published (watch starts after the newest one there was).

