@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { hostOrOriginRefusal } from '../http/host-check.js';
+import { filterCatalog } from '../service-rules/catalog-filter.js';
+import { queryFeed } from '../service-rules/feed-query.js';
 import { oneLine } from '../text/terminal.js';
-import { filterCatalog } from './catalog.js';
 import type { Dataset } from './dataset.js';
-import { queryFeed } from './feed.js';
 import { type AuthFailure, KeyStore } from './keys.js';
 import {
   applyPublication,

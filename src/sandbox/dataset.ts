@@ -1,5 +1,5 @@
-import { computeAttention } from './attention.js';
-import { uuidV5 } from './content-id.js';
+import { computeAttention } from '../service-rules/attention.js';
+import { uuidV5 } from '../service-rules/content-id.js';
 import { derivePricePoints, type Price, type PriceObservation, parsePriceText } from './prices.js';
 import type { RawChangeEvent, RawData, RawModel } from './raw-data.js';
 import type { ChangeEvent, Model, PriceHistory } from './types.js';

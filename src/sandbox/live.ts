@@ -7,7 +7,7 @@
  * number and the clock decide everything, so a test replays a run exactly.
  */
 
-import { uuidV5 } from './content-id.js';
+import { uuidV5 } from '../service-rules/content-id.js';
 import { type Dataset, historySlug } from './dataset.js';
 import {
   changeVerification,

@@ -1,5 +1,5 @@
-import type { ModelFilter } from './catalog.js';
-import type { FeedQuery } from './feed.js';
+import type { ModelFilter } from '../service-rules/catalog-filter.js';
+import type { FeedQuery } from '../service-rules/feed-query.js';
 import { EVENT_TYPES, type EventType } from './types.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };

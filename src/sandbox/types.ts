@@ -1,5 +1,7 @@
 /** The service's resources (spec/service.md), as the sandbox serves them. */
 
+import type { Attention } from '../service-rules/attention.js';
+
 export const EVENT_TYPES = [
   'new_model',
   'price_change',
@@ -27,13 +29,6 @@ export interface ChangeEvent {
   detectedAt: string;
   publishedAt: string | null;
   model: { slug: string; name: string; company: string; accentColor: string };
-}
-
-export interface Attention {
-  rank: number;
-  score: number;
-  newsCount: number;
-  opinions: number;
 }
 
 export interface Model {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AttentionEvent, computeAttention } from '../../src/sandbox/attention.js';
+import { type AttentionEvent, computeAttention } from '../../src/service-rules/attention.js';
 
 const REFERENCE = 1_800_000_000;
 const DAY = 86_400;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { filterCatalog } from '../../src/sandbox/catalog.js';
 import type { Model } from '../../src/sandbox/types.js';
+import { filterCatalog } from '../../src/service-rules/catalog-filter.js';
 
 function model(id: string, inputPerMillion: number | null, contextLength: number | null): Model {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidV5 } from '../../src/sandbox/content-id.js';
+import { uuidV5 } from '../../src/service-rules/content-id.js';
 
 const DNS_NAMESPACE = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
 const URL_NAMESPACE = '6ba7b811-9dad-11d1-80b4-00c04fd430c8';

@@ -6,11 +6,10 @@ import {
   detectedAtSeconds,
   type Feed,
   type FeedEntry,
-  type FeedQuery,
   publishChange,
-  queryFeed,
 } from '../../src/sandbox/feed.js';
 import { EVENT_TYPES } from '../../src/sandbox/types.js';
+import { type FeedQuery, queryFeed } from '../../src/service-rules/feed-query.js';
 import { makeEvent } from './fixtures.js';
 
 const BASE = 1_750_000_000;

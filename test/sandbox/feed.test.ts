@@ -5,12 +5,11 @@ import {
   createFeed,
   detectedAtSeconds,
   type Feed,
-  type FeedQuery,
   publishChange,
   publishChanges,
-  queryFeed,
 } from '../../src/sandbox/feed.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
+import { type FeedQuery, queryFeed } from '../../src/service-rules/feed-query.js';
 import { makeEvent } from './fixtures.js';
 
 const ids = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { apiSchemas } from '../../src/api/schemas.js';
 import { createSandboxApp, type SandboxApp } from '../../src/sandbox/app.js';
 import { buildDataset, historySlug } from '../../src/sandbox/dataset.js';
-import { queryFeed } from '../../src/sandbox/feed.js';
 import {
   applyPublication,
   generateChange,
@@ -16,6 +15,7 @@ import { parsePriceText } from '../../src/sandbox/prices.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import type { ChangeEvent } from '../../src/sandbox/types.js';
+import { queryFeed } from '../../src/service-rules/feed-query.js';
 import {
   call,
   expectChangeEvent,

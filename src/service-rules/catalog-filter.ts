@@ -1,4 +1,11 @@
-import type { Model } from './types.js';
+/** The service's catalog filter (`GET /api/v1/models`), shared by the sandbox and the public source. */
+
+/** What the filter reads of a catalog model. */
+export interface FilterableModel {
+  vendor: string;
+  pricing: { inputPerMillion: number | null };
+  contextLength: number | null;
+}
 
 export interface ModelFilter {
   /** Catalog namespace, matched case-insensitively. */
@@ -10,7 +17,7 @@ export interface ModelFilter {
 }
 
 /** The catalog models that pass every given condition, in catalog (attention) order. */
-export function filterCatalog(catalog: readonly Model[], filter: ModelFilter): Model[] {
+export function filterCatalog<M extends FilterableModel>(catalog: readonly M[], filter: ModelFilter): M[] {
   const vendor = filter.vendor?.toLowerCase();
   const { maxInputPrice, minContext } = filter;
   return catalog.filter((model) => {

@@ -1,4 +1,10 @@
-import type { Attention } from './types.js';
+/** Attention as the service defines it: how much notice a model gets now, not its quality. */
+export interface Attention {
+  rank: number;
+  score: number;
+  newsCount: number;
+  opinions: number;
+}
 
 /** What attention needs to know about a catalog model. */
 export interface AttentionSubject {
