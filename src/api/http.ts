@@ -63,7 +63,8 @@ export type Glimpse = (body: unknown, secrets: readonly string[]) => PageGlimpse
 export interface HttpOptions {
   /** Validated base URL without a trailing slash. */
   baseUrl: string;
-  apiKey: string;
+  /** Sent as a bearer token; absent for a public origin, which takes none. */
+  apiKey?: string | undefined;
   /** Other values no message may show (Config.secrets); the key is always among them. */
   secrets?: readonly string[];
   fetch: FetchLike;
@@ -253,7 +254,7 @@ export class HttpClient {
     // test key such as "openai") would rewrite catalog ids. Messages still hide every secret.
     this.bodySecrets = this.secrets.filter((secret) => secret.length >= MIN_BODY_SECRET_LENGTH);
     this.headers = {
-      authorization: `Bearer ${options.apiKey}`,
+      ...(options.apiKey !== undefined && { authorization: `Bearer ${options.apiKey}` }),
       accept: 'application/json',
       'user-agent': options.userAgent,
     };
