@@ -8,7 +8,15 @@ import { EVENT_TYPES } from './api/schemas.js';
 import { kebabFlag, typedFlags } from './call-flags.js';
 import type { CheckFlags } from './check/options.js';
 import type { SandboxFlags } from './commands/sandbox.js';
-import { type ConfigFlags, DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS, resolveConfig } from './config.js';
+import {
+  type ConfigFlags,
+  DEFAULTS,
+  ENV,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  resolveConfig,
+  SOURCES,
+} from './config.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -86,7 +94,17 @@ const SETTING_OPTIONS: Readonly<Record<keyof ConfigFlags, () => Option>> = {
       `oldest cached catalog answer given while the service is down, 0 = never (env ${ENV.staleMaxAge}, default ${DEFAULTS.staleMaxAgeS})`,
     ),
   sandbox: () =>
-    new Option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network'),
+    new Option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network (= --source sample)'),
+  source: () =>
+    new Option(
+      '--source <kind>',
+      `where answers come from: service, public (the public origins, recorded on this machine: no key) or sample (env ${ENV.source}, default service)`,
+    ).choices(SOURCES),
+  refresh: () =>
+    new Option(
+      '--refresh <s>',
+      `with --source public: fetch the origins again when the newest snapshot is older, 0 = every read (env ${ENV.refresh}, default ${DEFAULTS.refreshS})`,
+    ),
 };
 
 type Setting = keyof ConfigFlags;
@@ -101,6 +119,8 @@ const SERVICE_SETTINGS: readonly Setting[] = [
   'diskCache',
   'staleMaxAge',
   'sandbox',
+  'source',
+  'refresh',
 ];
 const ALL_SETTINGS = Object.keys(SETTING_OPTIONS) as Setting[];
 

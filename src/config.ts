@@ -12,7 +12,7 @@ import { type Audience, whereToSet } from './audience.js';
 import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
-import { cacheFolder, homeFolder } from './store/paths.js';
+import { cacheFolder, homeFolder, stateFolder } from './store/paths.js';
 import { withoutTrailingSlashes } from './text/key-shapes.js';
 import {
   echoHost,
@@ -37,7 +37,26 @@ export const ENV = {
   diskCache: 'MODEL_FEED_DISK_CACHE',
   staleMaxAge: 'MODEL_FEED_STALE_MAX_AGE_S',
   watchInterval: 'MODEL_FEED_WATCH_INTERVAL_S',
+  source: 'MODEL_FEED_SOURCE',
+  refresh: 'MODEL_FEED_REFRESH_S',
+  openrouterUrl: 'MODEL_FEED_OPENROUTER_URL',
+  modelsDevUrl: 'MODEL_FEED_MODELS_DEV_URL',
+  huggingfaceUrl: 'MODEL_FEED_HUGGINGFACE_URL',
+  deprecationsUrl: 'MODEL_FEED_DEPRECATIONS_URL',
 } as const;
+
+/** Where answers come from: the hosted service, the public origins recorded here, or sample data. */
+export const SOURCES = ['service', 'public', 'sample'] as const;
+export type SourceKind = (typeof SOURCES)[number];
+
+/** The public origins by name, with their default addresses (runner.md). */
+export const PUBLIC_ORIGINS = {
+  openrouter: { env: ENV.openrouterUrl, url: 'https://openrouter.ai/api/v1' },
+  modelsDev: { env: ENV.modelsDevUrl, url: 'https://models.dev' },
+  huggingface: { env: ENV.huggingfaceUrl, url: 'https://huggingface.co' },
+  deprecations: { env: ENV.deprecationsUrl, url: 'https://modeldeprecations.dev' },
+} as const;
+export type PublicOriginName = keyof typeof PUBLIC_ORIGINS;
 
 export const DEFAULTS = {
   timeoutMs: 15_000,
@@ -46,6 +65,9 @@ export const DEFAULTS = {
   logFormat: 'text' as LogFormat,
   /** A week: an answer that old still beats none while the service is down, and says its age. */
   staleMaxAgeS: 7 * 86_400,
+  source: 'service' as SourceKind,
+  /** An hour: the aggregator's catalog changes a few times a day. */
+  refreshS: 3600,
 };
 
 /** Proxy settings as found; which one applies to a URL is decided by `chooseProxy`. */
@@ -97,6 +119,17 @@ export interface Config {
   readonly extraCaCerts: string | undefined;
   /** `--sandbox`: answer from an in-process sandbox with sample data instead of the network. */
   readonly sandbox: boolean;
+  /** `MODEL_FEED_SOURCE` / `--source` (`--sandbox` is `sample`). @default service */
+  readonly source: SourceKind;
+  /**
+   * `MODEL_FEED_REFRESH_S` / `--refresh <s>`: the oldest snapshot of the public origins a read uses
+   * before fetching anew; 0 fetches on every read. @default 3600
+   */
+  readonly refreshS: number;
+  /** Each public origin's address without a trailing slash; undefined when set to `off`. */
+  readonly publicOrigins: Readonly<Record<PublicOriginName, string | undefined>>;
+  /** The user's state folder for this package (XDG_STATE_HOME, ~/Library/Application Support, %LOCALAPPDATA%). */
+  readonly stateFolder: string;
   /** True when argv seems to carry the key (doctor warns: it leaks into process lists). */
   readonly keyInArgv: boolean;
   /** Where each setting came from: the flag or env var that set it; absent means the default. */
@@ -117,6 +150,8 @@ export interface SettingSources {
   logLevel?: string;
   logFormat?: string;
   watchInterval?: string;
+  source?: string;
+  refresh?: string;
 }
 
 /** Raw flag values, as the CLI parser hands them over (strings, unvalidated). */
@@ -129,6 +164,8 @@ export interface ConfigFlags {
   watchInterval?: string | undefined;
   proxy?: string | undefined;
   sandbox?: boolean | undefined;
+  source?: string | undefined;
+  refresh?: string | undefined;
   /** false with `--no-disk-cache`. */
   diskCache?: boolean | undefined;
   staleMaxAge?: string | undefined;
@@ -455,6 +492,8 @@ const STRING_SETTING_FLAGS: Record<StringSettingFlag, true> = {
   watchInterval: true,
   proxy: true,
   staleMaxAge: true,
+  source: true,
+  refresh: true,
 };
 
 /**
@@ -493,6 +532,55 @@ function diskCacheSetting(env: Env, secrets: Secrets): boolean {
     ENV.diskCache,
     '--no-disk-cache',
   );
+}
+
+/** `--source`, or `--sandbox` as its short form for `sample`; the two may not disagree. */
+function sourceSetting(
+  flags: ConfigFlags,
+  source: Source | undefined,
+  secrets: Secrets,
+): SourceKind {
+  const chosen = choiceSetting(source, DEFAULTS.source, SOURCES, ENV.source, '--source', secrets);
+  if (flags.sandbox !== true) return chosen;
+  if (source !== undefined && source.origin === '--source' && chosen !== 'sample') {
+    throw new ConfigError(
+      `--sandbox is --source sample, but --source ${chosen} was given too; keep one.`,
+      ENV.source,
+      '--source',
+    );
+  }
+  return 'sample';
+}
+
+/**
+ * A public origin's address: https anywhere, http only on loopback (a mirror on this machine), or
+ * `off`. No key goes there, but the answers become the feed, so they must come from where they say.
+ */
+function originSetting(env: Env, name: PublicOriginName, secrets: Secrets): string | undefined {
+  const { env: variable, url: fallback } = PUBLIC_ORIGINS[name];
+  const value = envValue(env, variable);
+  if (value === undefined) return fallback;
+  if (value.toLowerCase() === 'off') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const plain = url !== undefined && url.protocol === 'http:' && !isLoopbackHost(url.hostname);
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || plain) {
+    throw new ConfigError(
+      `${variable} must be an https:// URL (http:// only for localhost), or off; got "${echoValue(value, secrets)}".`,
+      variable,
+    );
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(
+      `${variable} must be a plain URL, without user info, query or fragment; e.g. ${fallback}.`,
+      variable,
+    );
+  }
+  return `${url.origin}${withoutTrailingSlashes(url.pathname)}`;
 }
 
 export interface ResolveOptions {
@@ -590,7 +678,22 @@ export function resolveConfig(
     '--stale-max-age',
     secrets,
   );
-  const sandbox = flags.sandbox === true;
+  const source = sourceSetting(flags, from('source', pick(flags.source, '--source', env, ENV.source)), secrets);
+  const sandbox = source === 'sample';
+  const refreshS = integerSetting(
+    from('refresh', pick(flags.refresh, '--refresh', env, ENV.refresh)),
+    DEFAULTS.refreshS,
+    { min: 0, max: 30 * 86_400, unit: 'seconds' },
+    ENV.refresh,
+    '--refresh',
+    secrets,
+  );
+  const publicOrigins = {
+    openrouter: originSetting(env, 'openrouter', secrets),
+    modelsDev: originSetting(env, 'modelsDev', secrets),
+    huggingface: originSetting(env, 'huggingface', secrets),
+    deprecations: originSetting(env, 'deprecations', secrets),
+  };
   const baseUrlSource = from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl));
   const base = checkBaseUrl(baseUrlSource, key.apiKey, secrets, audience);
   const neither = !baseUrlSource && envValue(env, ENV.apiKey) === undefined;
@@ -598,10 +701,10 @@ export function resolveConfig(
     apiKey: key.apiKey,
     baseUrl: base.baseUrl,
     // The base URL is the first thing to fix: without it the key has nowhere to go.
-    setupError: sandbox ? undefined : neither ? nothingSet(audience) : (base.error ?? key.error),
+    setupError: source !== 'service' ? undefined : neither ? nothingSet(audience) : (base.error ?? key.error),
     timeoutMs,
     cacheTtlS,
-    diskCache: !sandbox && flags.diskCache !== false && diskCacheSetting(env, secrets),
+    diskCache: source === 'service' && flags.diskCache !== false && diskCacheSetting(env, secrets),
     cacheFolder: cacheFolder({ env, platform: process.platform, home: homeFolder() }),
     staleMaxAgeS,
     logLevel,
@@ -610,6 +713,10 @@ export function resolveConfig(
     proxy: Object.freeze(proxy),
     extraCaCerts: envValue(env, 'NODE_EXTRA_CA_CERTS'),
     sandbox,
+    source,
+    refreshS,
+    publicOrigins: Object.freeze(publicOrigins),
+    stateFolder: stateFolder({ env, platform: process.platform, home: homeFolder() }),
     keyInArgv: argvHasKey(argv, key.apiKey),
     sources: Object.freeze(sources),
     warnings: Object.freeze(warnings),

@@ -17,6 +17,7 @@ import {
   InvalidArgumentsError,
   NetworkError,
   NotFoundError,
+  OriginUnavailableError,
   RateLimitError,
   type RequestFacts,
   ServerError,
@@ -130,6 +131,9 @@ function rateLimitText(error: RateLimitError): string {
  */
 export function describeError(error: unknown, audience: Audience = 'client'): string {
   if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
+  if (error instanceof OriginUnavailableError) {
+    return `Nothing is recorded yet from ${error.origin}, and it could not be read now: ${error.reason}. Check the network and proxy (run \`model-feed-mcp doctor --source public\`), point ${error.setting} at a mirror, or try --sandbox for sample data.`;
+  }
   if (error instanceof StateFileError) return `The watch state file is unusable: ${error.message}.`;
   if (error instanceof FileSystemError) return fileSystemText(error);
   // A sink's own words already name the destination (never its secret parts) and the reason.
@@ -202,16 +206,21 @@ function unreadableChangeText(error: UnreadableChangeError): string {
   return `${found}, and the watcher stopped rather than skip it.${given}${way}`;
 }
 
-/** Why an older copy answers instead of the service, as the end of "From the local cache, 3 h old: …". */
-export function unavailableReason(error: unknown): string {
-  if (error instanceof NetworkError) return `the service is unreachable (${error.code})`;
-  if (error instanceof TimeoutError) return `the service did not answer within ${error.timeoutMs} ms`;
+/**
+ * Why an older copy answers instead of the service (or another `subject`, a public origin), as the
+ * end of "From the local cache, 3 h old: …".
+ */
+export function unavailableReason(error: unknown, subject = 'the service'): string {
+  if (error instanceof NetworkError) return `${subject} is unreachable (${error.code})`;
+  if (error instanceof TimeoutError) return `${subject} did not answer within ${error.timeoutMs} ms`;
   if (error instanceof RateLimitError) {
     const when = error.retryAt === undefined ? '' : `, calls resume at ${isoSeconds(error.retryAt)}`;
     return `the daily limit is reached${when}`;
   }
-  if (error instanceof ServerError) return `the service answered HTTP ${error.status}`;
-  return 'the service could not be asked';
+  if (error instanceof ServerError) return `${subject} answered HTTP ${error.status}`;
+  if (error instanceof ApiError) return `${subject} answered HTTP ${error.status}`;
+  if (error instanceof UnexpectedResponseError) return `${subject} sent an unexpected answer: ${error.detail}`;
+  return `${subject} could not be asked`;
 }
 
 /** Node's file-system error codes, in words. */

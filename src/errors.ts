@@ -23,6 +23,21 @@ export class ConfigError extends ModelFeedError {
   }
 }
 
+/**
+ * The public source has no snapshot of an origin to answer from, and none could be taken now: the
+ * origin is off or could not be read. `origin` names it for people, `setting` is its address.
+ */
+export class OriginUnavailableError extends ModelFeedError {
+  override name = 'OriginUnavailableError';
+  constructor(
+    readonly origin: string,
+    readonly setting: string,
+    readonly reason: string,
+  ) {
+    super(`${origin}: ${reason}`);
+  }
+}
+
 /** Tool arguments that do not fit the tool's input schema. */
 export class InvalidArgumentsError extends ModelFeedError {
   override name = 'InvalidArgumentsError';

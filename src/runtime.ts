@@ -3,7 +3,9 @@
 import { createApiClient, type FeedApi, unavailableApi } from './api/client.js';
 import { MAX_CONCURRENT_REQUESTS } from './api/http.js';
 import { apiSchemas } from './api/schemas.js';
-import { type Config, ENV } from './config.js';
+import type { DataSource } from './api/data-source.js';
+import { type Config, ENV, PUBLIC_ORIGINS } from './config.js';
+import { unavailableReason } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import type { Logger } from './log.js';
 import { createNetworkFetch } from './net/fetch.js';
@@ -15,6 +17,8 @@ import { USER_AGENT } from './version.js';
 
 export interface Runtime {
   api: FeedApi;
+  /** Where answers come from, for results to carry; absent for the service. */
+  dataSource: (() => DataSource) | undefined;
   /** undefined when there is nowhere to connect (setup problem). */
   proxyChoice: ProxyChoice | undefined;
   /** True when answering from the in-process sandbox. */
@@ -43,18 +47,71 @@ export async function startLocalSandbox(log: Logger, options: SandboxOptions = {
   return startSandbox({ ...options, log: (level, message) => log[level](`sandbox: ${message}`) });
 }
 
+interface Target {
+  baseUrl: string;
+  apiKey: string;
+  /** The sample data's own date (Unix s), for the in-process sandbox. */
+  dataAsOf?: number;
+  close: () => Promise<void>;
+}
+
 /** Where the service is and the key to use: the configured one, or an in-process sandbox. */
 async function resolveTarget(
   config: Config,
   log: Logger,
   sandboxOptions: SandboxOptions | undefined,
-): Promise<{ baseUrl: string; apiKey: string; close: () => Promise<void> } | undefined> {
+): Promise<Target | undefined> {
   if (config.sandbox) {
     const sandbox = await startLocalSandbox(log, sandboxOptions);
-    return { baseUrl: sandbox.url, apiKey: sandbox.key, close: () => sandbox.close() };
+    return {
+      baseUrl: sandbox.url,
+      apiKey: sandbox.key,
+      dataAsOf: sandbox.dataAsOf,
+      close: () => sandbox.close(),
+    };
   }
   if (config.baseUrl === undefined || config.apiKey === undefined) return undefined;
   return { baseUrl: config.baseUrl, apiKey: config.apiKey, close: async () => {} };
+}
+
+/** What every sample-data result says of where it came from. */
+function sampleDataSource(dataAsOf: number | undefined): () => DataSource {
+  const source: DataSource = {
+    kind: 'sample',
+    origins: [{ name: 'sample', url: null, status: 'built in' }],
+    snapshotAt: dataAsOf === undefined ? null : new Date(dataAsOf * 1000).toISOString().slice(0, 19) + 'Z',
+    recordingSince: null,
+  };
+  return () => source;
+}
+
+/** `--source public`: the public origins, recorded on this machine; no key, no service. */
+async function publicRuntime(config: Config, log: Logger): Promise<Runtime> {
+  const catalogUrl = config.publicOrigins.openrouter;
+  const proxyChoice = chooseProxy(new URL(catalogUrl ?? PUBLIC_ORIGINS.openrouter.url), config.proxy);
+  const network = createNetworkFetch(proxyChoice.proxy, MAX_CONCURRENT_REQUESTS);
+  const { openPublicSource } = await import('./public/open-public-source.js');
+  const api = openPublicSource({
+    origins: config.publicOrigins,
+    catalogSetting: ENV.openrouterUrl,
+    refreshS: config.refreshS,
+    stateFolder: config.stateFolder,
+    timeoutMs: config.timeoutMs,
+    fetch: network.fetch,
+    userAgent: USER_AGENT,
+    proxyLabel: proxyChoice.proxy ? (displayUrl(proxyChoice.proxy) ?? 'the proxy') : undefined,
+    secrets: config.secrets,
+    log,
+    describeFailure: unavailableReason,
+  });
+  return {
+    api,
+    dataSource: () => api.dataSource(),
+    proxyChoice,
+    sampleData: false,
+    warmUp: async () => {},
+    close: () => network.close(),
+  };
 }
 
 /** `sandboxOptions` shape the in-process sandbox of `--sandbox` (watch asks for a live feed). */
@@ -63,12 +120,14 @@ export async function createRuntime(
   log: Logger,
   sandboxOptions?: SandboxOptions,
 ): Promise<Runtime> {
+  if (config.source === 'public' && !config.setupError) return publicRuntime(config, log);
   const target = config.setupError ? undefined : await resolveTarget(config, log, sandboxOptions);
   if (!target) {
     return {
       api: unavailableApi(
         config.setupError ?? new ConfigError('The service is not configured.', ENV.baseUrl),
       ),
+      dataSource: undefined,
       proxyChoice: undefined,
       sampleData: false,
       warmUp: async () => {},
@@ -103,6 +162,7 @@ export async function createRuntime(
   let closed = false;
   return {
     api,
+    dataSource: config.sandbox ? sampleDataSource(target.dataAsOf) : undefined,
     proxyChoice,
     sampleData: config.sandbox,
     warmUp: async () => {

@@ -50,6 +50,7 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
     log,
     version: VERSION,
     sampleData: runtime.sampleData,
+    dataSource: runtime.dataSource,
     secrets: config.secrets,
     watchIntervalS: config.watchIntervalS,
     changeSubscriptions,

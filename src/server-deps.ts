@@ -4,6 +4,7 @@
  */
 
 import type { FeedApi } from './api/client.js';
+import type { DataSource } from './api/data-source.js';
 import type { Audience } from './audience.js';
 import type { Logger } from './log.js';
 import type { ChangesSubscriptions } from './resources/changes-subscriptions.js';
@@ -14,6 +15,11 @@ export interface ServerDeps {
   version: string;
   /** Every result says it is sample data (the `--sandbox` mode). */
   sampleData?: boolean;
+  /**
+   * Where answers come from, with `--source public` or `sample`: every tool result's
+   * `structuredContent` carries it as `dataSource`. Absent for the service, whose results stay as sent.
+   */
+  dataSource?: () => DataSource;
   /** Values no result text may show (Config.secrets): an error quoting a setting, an upstream echo. */
   secrets?: readonly string[];
   /**

@@ -15,6 +15,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type { StaleInfo } from './api/client.js';
+import type { DataSource } from './api/data-source.js';
 import { isRunningLow } from './api/rate-limit.js';
 import { registerCompletions } from './completions.js';
 import { describeError } from './describe-error.js';
@@ -115,6 +116,12 @@ export function age(seconds: number): string {
   return `${Math.floor(seconds / 86_400)} d`;
 }
 
+/** The first line of an answer of the public source: what it is, and how new. */
+function publicDataLine(source: DataSource): string {
+  const when = source.snapshotAt === null ? '' : `, snapshot of ${source.snapshotAt}`;
+  return `Public data recorded on this machine (the aggregator's public catalog${when}); verification pending unless a vendor's own channel confirms.`;
+}
+
 /** The first line of an answer given from a stored copy. */
 export function staleLine(stale: StaleInfo): string {
   return `From the local cache, ${age(stale.ageSeconds)} old: ${stale.reason}.`;
@@ -164,11 +171,15 @@ export async function callTool(
     const args = parseArguments(name, tool.definition.input(), tool.inputSchema, rawArguments);
     const outcome = await tool.definition.run(args, { api: deps.api, signal, notes: { onStale } });
     deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
+    const dataSource = deps.dataSource?.();
+    // The feed of the public source comes from its record too: stale with it when it could not renew.
+    stale ??= dataSource?.stale;
     const meta = resultMeta(deps, stale);
-    const text = stale ? `${staleLine(stale)}\n${outcome.text}` : outcome.text;
+    const body = stale ? `${staleLine(stale)}\n${outcome.text}` : outcome.text;
+    const text = dataSource?.kind === 'public' ? `${publicDataLine(dataSource)}\n${body}` : body;
     return {
       content: [{ type: 'text', text: redactSecrets(withNotes(text, deps), deps.secrets ?? []) }],
-      structuredContent: outcome.structured,
+      structuredContent: dataSource ? { ...outcome.structured, dataSource } : outcome.structured,
       ...(meta && { _meta: meta }),
     };
   } catch (error) {

@@ -62,6 +62,7 @@ export async function runCall(
         log,
         version: VERSION,
         sampleData: runtime.sampleData,
+        dataSource: runtime.dataSource,
         secrets: config.secrets,
         audience: 'shell',
       },

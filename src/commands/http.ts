@@ -117,6 +117,7 @@ export async function runHttp(
     log,
     version: VERSION,
     sampleData: runtime.sampleData,
+    dataSource: runtime.dataSource,
     secrets,
     watchIntervalS: config.watchIntervalS,
     changeSubscriptions,

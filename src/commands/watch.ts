@@ -143,7 +143,12 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   const log = createLogger({ level, format: config.logFormat, secrets, write: status.write });
   for (const warning of config.warnings) log.warn(warning);
 
-  const service = config.sandbox ? 'sandbox' : (config.baseUrl ?? '');
+  // The public record is kept per catalog address, so a cursor is too.
+  const service = config.sandbox
+    ? 'sandbox'
+    : config.source === 'public'
+      ? `public:${config.publicOrigins.openrouter ?? 'off'}`
+      : (config.baseUrl ?? '');
   // The in-process sandbox is new on every run, and its feed with it: a cursor saved by an earlier
   // run would not fit it (`--since` would be passed over for it). So it keeps none: no state file,
   // no lock, every run starts from --since. (options.ts refuses --state and --reset with it.)

@@ -56,6 +56,8 @@ export interface Sandbox {
   url: string;
   /** The key given in the options, or the generated one. */
   key: string;
+  /** The day the sample data describes (Unix s, 00:00 UTC of its newest catalog snapshot). */
+  readonly dataAsOf: number;
   /** Authenticated requests received, oldest first, the most recent within REQUEST_LOG_LIMITS (live view). */
   readonly requests: RecordedRequest[];
   clearRequests(): void;
@@ -125,8 +127,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const { mcp } = options;
   let url = '';
   let mcpAuthorities: ReadonlySet<string> = new Set();
+  const dataset = buildDataset(loadBundledData());
   const app = createSandboxApp({
-    dataset: buildDataset(loadBundledData()),
+    dataset,
     now: options.now ?? Date.now,
     mcp: mcp && ((req, res, callerKey) => mcp(req, res, callerKey, url)),
     mcpAuthorities: () => mcpAuthorities,
@@ -179,6 +182,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return {
     url,
     key,
+    dataAsOf: dataset.referenceTime,
     get requests() {
       return app.requests;
     },

@@ -1,0 +1,151 @@
+/**
+ * Keeps the record of the public origins fresh enough for a read: the newest snapshot is used while
+ * it is younger than the refresh age; past it, one process fetches (others wait for it through the
+ * store's fetch lock, then use what it recorded), and a fetch that fails leaves the record as it was,
+ * answered from and marked stale. Every fetch is a snapshot, even when nothing changed.
+ */
+
+import { OriginUnavailableError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { CatalogParse } from './openrouter-catalog.js';
+import { fromJson, type RecordedState, type RecordedStateJson } from './recorded-state.js';
+import { snapshotCommit } from './snapshot-commit.js';
+import type { PublicStore, StoreHead } from './store/store.js';
+
+/** How this process asks the aggregator's catalog for a snapshot; absent when the origin is off. */
+export type CatalogFetch = (takenAt: number, signal?: AbortSignal) => Promise<CatalogParse>;
+
+export const CATALOG_ORIGIN = 'openrouter';
+
+/** After a failed fetch, reads answer from the record for this long before the next try. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
+
+export interface RecorderOptions {
+  store: PublicStore<RecordedStateJson>;
+  fetchCatalog: CatalogFetch | undefined;
+  /** Seconds a snapshot stays fresh; 0 fetches on every read. */
+  refreshS: number;
+  log: Logger;
+  /** The catalog for people, and the setting of its address, for the error when nothing is recorded. */
+  origin: { label: string; setting: string };
+  /** Why a fetch failed, in a few words ("openrouter.ai is unreachable (ECONNREFUSED)"). */
+  describeFailure: (error: unknown) => string;
+  now?: () => number;
+}
+
+export interface Recorded {
+  readonly head: StoreHead<RecordedStateJson>;
+  readonly state: RecordedState;
+  /** Set when the newest snapshot is older than the refresh age and a fetch could not renew it. */
+  readonly stale?: { readonly ageSeconds: number; readonly reason: string };
+}
+
+export class Recorder {
+  private readonly now: () => number;
+  private inFlight: Promise<Recorded> | undefined;
+  private failure: { at: number; reason: string } | undefined;
+  /** Each head's state, parsed once: a head is replaced, never changed. */
+  private readonly states = new WeakMap<object, RecordedState | null>();
+  /** The newest answer given, for what a result says about where it came from. */
+  latest: Recorded | undefined;
+
+  constructor(private readonly options: RecorderOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The record, refreshed first when it is older than the refresh age. */
+  async current(signal?: AbortSignal): Promise<Recorded> {
+    const head = await this.options.store.readHead(signal);
+    const state = head === null ? null : this.stateOf(head);
+    if (head !== null && state !== null && this.isFresh(head)) return this.remember({ head, state });
+    const failure = this.failure;
+    if (head !== null && state !== null && failure !== undefined && this.now() - failure.at < this.retryAfterMs()) {
+      return this.remember(this.staleAnswer(head, state, failure.reason));
+    }
+    this.inFlight ??= this.refresh(signal).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.remember(await this.inFlight);
+  }
+
+  private retryAfterMs(): number {
+    return Math.min(RETRY_AFTER_FAILURE_MS, this.options.refreshS * 1000);
+  }
+
+  private isFresh(head: StoreHead<RecordedStateJson>): boolean {
+    return this.now() - head.takenAt * 1000 < this.options.refreshS * 1000;
+  }
+
+  private async refresh(signal?: AbortSignal): Promise<Recorded> {
+    const { store, fetchCatalog } = this.options;
+    return store.withFetchLock(async () => {
+      // Another process may have fetched while this one waited for the lock.
+      const head = await store.readHead(signal);
+      const recorded = head === null ? null : this.stateOf(head);
+      if (head !== null && recorded !== null && this.isFresh(head)) return { head, state: recorded };
+      if (fetchCatalog === undefined) {
+        return this.withoutFetch(head, recorded, `it is turned off (${this.options.origin.setting}=off)`);
+      }
+      const takenAt = Math.floor(this.now() / 1000);
+      let parsed: CatalogParse;
+      try {
+        parsed = await fetchCatalog(takenAt, signal);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        return this.failed(head, recorded, this.options.describeFailure(error));
+      }
+      if (!parsed.ok) return this.failed(head, recorded, parsed.reason);
+      this.failure = undefined;
+      const poll = { takenAt, origins: { [CATALOG_ORIGIN]: 'ok' } };
+      const { commit, state } = snapshotCommit(recorded, parsed.snapshot, poll, head === null);
+      const written = await store.append(commit, signal);
+      this.options.log.debug('public catalog recorded', {
+        models: parsed.snapshot.models.size,
+        events: commit.events.length,
+        prices: commit.prices.length,
+      });
+      return { head: written, state };
+    }, signal);
+  }
+
+  private failed(
+    head: StoreHead<RecordedStateJson> | null,
+    state: RecordedState | null,
+    reason: string,
+  ): Recorded {
+    this.failure = { at: this.now(), reason };
+    this.options.log.warn(`${this.options.origin.label} could not be read: ${reason}`);
+    return this.withoutFetch(head, state, reason);
+  }
+
+  private withoutFetch(
+    head: StoreHead<RecordedStateJson> | null,
+    state: RecordedState | null,
+    reason: string,
+  ): Recorded {
+    if (head === null || state === null) {
+      throw new OriginUnavailableError(this.options.origin.label, this.options.origin.setting, reason);
+    }
+    return this.staleAnswer(head, state, reason);
+  }
+
+  private staleAnswer(head: StoreHead<RecordedStateJson>, state: RecordedState, reason: string): Recorded {
+    const ageSeconds = Math.max(0, Math.floor(this.now() / 1000) - head.takenAt);
+    return { head, state, stale: { ageSeconds, reason } };
+  }
+
+  /** The head's state, or null when the record does not fit (the next snapshot starts anew). */
+  private stateOf(head: StoreHead<RecordedStateJson>): RecordedState | null {
+    let state = this.states.get(head);
+    if (state === undefined) {
+      state = fromJson(head.state);
+      this.states.set(head, state);
+    }
+    return state;
+  }
+
+  private remember(recorded: Recorded): Recorded {
+    this.latest = recorded;
+    return recorded;
+  }
+}

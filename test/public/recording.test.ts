@@ -1,0 +1,107 @@
+/**
+ * What one snapshot adds to the record (events, price points, the state), how the state survives
+ * the disk, and how the catalog's pages are followed: pure, no network.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { buildCatalog } from '../../src/public/catalog-models.js';
+import { fetchCatalog, MAX_CATALOG_PAGES, nextPage } from '../../src/public/fetch-catalog.js';
+import { fromJson, type RecordedState, toJson } from '../../src/public/recorded-state.js';
+import { snapshotCommit } from '../../src/public/snapshot-commit.js';
+import { answer, DAY, type ListingFacts, listing, snapshot, T0 } from './catalog-fixtures.js';
+
+const poll = (takenAt: number) => ({ takenAt, origins: { openrouter: 'ok' } });
+
+// Prices of 2026-08-20 (see catalog-fixtures.ts).
+const FLASH: ListingFacts = { id: 'deepseek/deepseek-v4-flash', prompt: '0.0000000826', completion: '0.0000001652' };
+const GPT: ListingFacts = { id: 'openai/gpt-4o', name: 'OpenAI: GPT-4o', prompt: '0.0000025', completion: '0.00001' };
+const ALIAS: ListingFacts = { id: '~openai/gpt-latest', aliasTarget: 'openai/gpt-4o' };
+
+describe('snapshotCommit', () => {
+  it('records every listed price on the first snapshot, then only the prices that moved', () => {
+    const first = snapshotCommit(null, snapshot(0, [FLASH, GPT, ALIAS]), poll(T0));
+    expect(first.commit.prices.map((point) => [point.id, point.inputPrice, point.outputPrice])).toEqual([
+      ['deepseek/deepseek-v4-flash', 0.0826, 0.1652],
+      ['openai/gpt-4o', 2.5, 10],
+    ]);
+    const second = snapshotCommit(first.state, snapshot(6, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 6 * 3600));
+    expect(second.commit.prices).toEqual([
+      { id: 'deepseek/deepseek-v4-flash', inputPrice: 0.07, outputPrice: 0.1652, observedAt: T0 + 6 * 3600 },
+    ]);
+    expect(second.commit.events.map((event) => event.eventType)).toEqual(['price_change']);
+    const quiet = snapshotCommit(second.state, snapshot(12, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 12 * 3600));
+    expect([quiet.commit.events, quiet.commit.prices]).toEqual([[], []]);
+  });
+
+  it('does not announce the recent models again when a record that did not fit starts over', () => {
+    const recent = { ...GPT, created: T0 - DAY };
+    expect(snapshotCommit(null, snapshot(0, [recent]), poll(T0)).commit.events).toHaveLength(1);
+    expect(snapshotCommit(null, snapshot(0, [recent]), poll(T0), false).commit.events).toEqual([]);
+  });
+});
+
+describe('the recorded state', () => {
+  it('survives JSON, and a record that does not fit is not trusted', () => {
+    const { state } = snapshotCommit(null, snapshot(0, [FLASH, GPT, ALIAS]), poll(T0));
+    const again = fromJson(JSON.parse(JSON.stringify(toJson(state)))) as RecordedState;
+    expect(again).toEqual(state);
+    expect(fromJson({ ...toJson(state), version: 2 })).toBeNull();
+    expect(fromJson({ ...toJson(state), models: [{ id: 5 }] })).toBeNull();
+    expect(fromJson('{}')).toBeNull();
+  });
+});
+
+describe('buildCatalog', () => {
+  it('lists models, not aliases, ranked by attention; an alias resolves to its target', () => {
+    const first = snapshotCommit(null, snapshot(0, [FLASH, GPT, ALIAS]), poll(T0));
+    const catalog = buildCatalog(first.state, [], T0);
+    expect(catalog.models.map((model) => model.id).sort()).toEqual(['deepseek/deepseek-v4-flash', 'openai/gpt-4o']);
+    expect(catalog.models.map((model) => model.attention.rank)).toEqual([1, 2]);
+    expect(catalog.byId.get('~openai/gpt-latest')?.id).toBe('openai/gpt-4o');
+    expect(catalog.byId.get('openai/gpt-4o')).toMatchObject({
+      name: 'GPT-4o',
+      displayName: 'OpenAI: GPT-4o',
+      vendor: 'openai',
+      pricing: { inputPerMillion: 2.5, outputPerMillion: 10 },
+      url: 'https://openrouter.ai/openai/gpt-4o',
+    });
+  });
+});
+
+describe('the catalog pages', () => {
+  const base = 'https://openrouter.ai/api/v1';
+
+  it('follows links.next on the same origin and path only', () => {
+    expect(nextPage({ links: { next: '/api/v1/models?offset=500&limit=500' } }, base)).toEqual({
+      path: '/models',
+      query: { offset: '500', limit: '500' },
+    });
+    expect(nextPage({ links: { next: null } }, base)).toBeUndefined();
+    expect(nextPage({ links: { next: 'https://evil.example/api/v1/models' } }, base)).toMatch(/leaves/);
+    expect(nextPage({ links: { next: '/other/models' } }, base)).toMatch(/leaves/);
+  });
+
+  it('joins every page, and stops at a bound when the pages do not end', async () => {
+    const pages = new Map<string, unknown>([
+      ['/models', { data: [listing(GPT)], links: { next: '/api/v1/models?offset=1' } }],
+      ['/models?offset=1', answer([listing(FLASH)])],
+    ]);
+    const asked: string[] = [];
+    const client = {
+      getJson: async (path: string, query: Record<string, unknown>) => {
+        const key = Object.keys(query).length ? `${path}?${new URLSearchParams(query as Record<string, string>)}` : path;
+        asked.push(key);
+        return { body: pages.get(key) ?? { data: [], links: { next: '/api/v1/models' } } };
+      },
+    };
+    const parsed = await fetchCatalog(client, base, T0);
+    expect(parsed.ok && [...parsed.snapshot.models.keys()]).toEqual(['openai/gpt-4o', 'deepseek/deepseek-v4-flash']);
+    pages.set('/models', { data: [], links: { next: '/api/v1/models' } });
+    asked.length = 0;
+    expect(await fetchCatalog(client, base, T0)).toEqual({
+      ok: false,
+      reason: `the catalog has more than ${MAX_CATALOG_PAGES} pages`,
+    });
+    expect(asked).toHaveLength(MAX_CATALOG_PAGES);
+  });
+});
