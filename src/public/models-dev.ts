@@ -112,15 +112,14 @@ export function modelsDevFacts(
   catalog: CatalogSnapshot,
 ): ReadonlyMap<string, ModelFacts> {
   const listedByCatalog = index.providers.get(CATALOG_PROVIDER);
+  const vendors = vendorLookup(index);
   const facts = new Map<string, ModelFacts>();
   for (const model of catalog.models.values()) {
     if (model.alias) continue;
     const slash = model.baseId.indexOf('/');
     if (slash <= 0) continue;
-    const namespace = model.baseId.slice(0, slash);
-    const vendorMatches = vendorProviders(index, namespace).flatMap((models) =>
-      vendorIdsFor(model.baseId.slice(slash + 1), models),
-    );
+    const key = modelKey(model.baseId.slice(slash + 1));
+    const vendorMatches = vendors(model.baseId.slice(0, slash)).flatMap((ids) => vendorIdsFor(key, ids));
     const own = listedByCatalog?.get(model.id) ?? listedByCatalog?.get(model.baseId);
     const entries = [...(own === undefined ? [] : [own]), ...vendorMatches.map(([, entry]) => entry)];
     if (entries.length === 0) continue;
@@ -133,36 +132,66 @@ export function modelsDevFacts(
   return facts;
 }
 
-/** The providers that stand for a catalog namespace, the one spelled alike first. */
-function vendorProviders(index: ModelsDevIndex, namespace: string): ReadonlyMap<string, ModelsDevEntry>[] {
-  const matching = [...index.providers].filter(
-    ([id]) => id !== CATALOG_PROVIDER && namesNamespace(id, namespace),
-  );
-  const key = vendorKey(namespace);
-  matching.sort(([a], [b]) => Number(vendorKey(b) === key) - Number(vendorKey(a) === key));
-  return matching.map(([, models]) => models);
+type VendorEntry = readonly [id: string, entry: ModelsDevEntry];
+
+/** One provider's ids by key, and by key without a snapshot tail (for the ids that have one). */
+interface VendorIds {
+  readonly equal: ReadonlyMap<string, VendorEntry[]>;
+  readonly tailed: ReadonlyMap<string, VendorEntry[]>;
 }
 
-/** A vendor id's tail that names a snapshot or a pointer, not another model. */
+/** A snapshot tail of a vendor id: a date or a pointer, not another model. */
 const SNAPSHOT_TAIL = /-(\d{8}|\d{4}-\d{2}-\d{2}|latest|0)$/;
 
 /**
- * The vendor's ids for a catalog name: the equal ones; else those that add only a snapshot tail,
- * when they agree on the release date (two dated snapshots released apart are two models).
+ * Catalog namespace → the indexed providers that stand for it, the one spelled alike first. Each
+ * namespace and provider is worked out once per call: a catalog has ~60 namespaces, models.dev
+ * ~150 providers.
  */
-function vendorIdsFor(
-  name: string,
-  models: ReadonlyMap<string, ModelsDevEntry>,
-): Array<[string, ModelsDevEntry]> {
-  const key = modelKey(name);
-  const equal: Array<[string, ModelsDevEntry]> = [];
-  const tailed: Array<[string, ModelsDevEntry]> = [];
+function vendorLookup(index: ModelsDevIndex): (namespace: string) => readonly VendorIds[] {
+  const byNamespace = new Map<string, readonly VendorIds[]>();
+  const byProvider = new Map<string, VendorIds>();
+  return (namespace) => {
+    const known = byNamespace.get(namespace);
+    if (known !== undefined) return known;
+    const key = vendorKey(namespace);
+    const matching = [...index.providers.keys()]
+      .filter((id) => id !== CATALOG_PROVIDER && namesNamespace(id, namespace))
+      .sort((a, b) => Number(vendorKey(b) === key) - Number(vendorKey(a) === key));
+    const providers = matching.map((id) => {
+      const ids = byProvider.get(id) ?? indexIds(index.providers.get(id)!);
+      byProvider.set(id, ids);
+      return ids;
+    });
+    byNamespace.set(namespace, providers);
+    return providers;
+  };
+}
+
+function indexIds(models: ReadonlyMap<string, ModelsDevEntry>): VendorIds {
+  const equal = new Map<string, VendorEntry[]>();
+  const tailed = new Map<string, VendorEntry[]>();
+  const add = (map: Map<string, VendorEntry[]>, key: string, entry: VendorEntry) => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [entry]);
+    else list.push(entry);
+  };
   for (const [id, entry] of models) {
-    const idKey = modelKey(id);
-    if (idKey === key) equal.push([id, entry]);
-    else if (idKey.replace(SNAPSHOT_TAIL, '') === key) tailed.push([id, entry]);
+    const key = modelKey(id);
+    add(equal, key, [id, entry]);
+    const stem = key.replace(SNAPSHOT_TAIL, '');
+    if (stem !== key) add(tailed, stem, [id, entry]);
   }
-  if (equal.length > 0) return equal;
-  const dates = new Set(tailed.map(([, entry]) => entry.releaseDate));
-  return dates.size === 1 ? tailed : [];
+  return { equal, tailed };
+}
+
+/**
+ * The vendor's ids for a catalog name's key: the equal ones; else those that add only a snapshot
+ * tail, when they agree on the release date (two dated snapshots released apart are two models).
+ */
+function vendorIdsFor(key: string, ids: VendorIds): readonly VendorEntry[] {
+  const equal = ids.equal.get(key);
+  if (equal !== undefined) return equal;
+  const tailed = ids.tailed.get(key) ?? [];
+  return new Set(tailed.map(([, entry]) => entry.releaseDate)).size === 1 ? tailed : [];
 }

@@ -52,9 +52,9 @@ import {
   announcesEnd,
   type DeprecationList,
   type DeprecationRecord,
-  matchDeprecation,
+  deprecationMatcher,
 } from './vendor-deprecations.js';
-import { namesNamespace, sameVendor } from './vendor-match.js';
+import { sameVendor } from './vendor-match.js';
 
 const DAY_S = 24 * 3600;
 /** How long an upload counts as new, and how long its base is remembered after it. */
@@ -230,10 +230,9 @@ function deriveDeprecations(
   }
 
   const facts = inputs.modelsDev === undefined ? undefined : modelsDevFacts(inputs.modelsDev, inputs.catalog);
+  const matcher = deprecationMatcher(inputs.catalog, facts);
   const announcing = list.records.filter(announcesEnd);
-  const matches = new Map(
-    announcing.map((record) => [record, matchDeprecation(record, inputs.catalog, facts)]),
-  );
+  const matches = new Map(announcing.map((record) => [record, matcher.match(record)]));
   const confirming = confirmingRecords(matches);
 
   // One event per change: a catalog event a vendor record confirms is published again as official.
@@ -260,7 +259,9 @@ function deriveDeprecations(
     if (before === null && !endIsRecent(record, takenAt)) continue;
     const detected = { record, before: last ?? null, detectedAt: takenAt };
     if (bases.length === 0) {
-      events.push(deprecationEvent({ ...detected, subject: unlinkedSubject(record, inputs.catalog) }));
+      // Filed under the catalog namespace its vendor stands for, so the vendor filter finds it.
+      const slug = matcher.namespaceOf(record.provider) ?? record.provider;
+      events.push(deprecationEvent({ ...detected, subject: { catalogId: null, slug, name: record.name } }));
     }
     for (const base of bases.filter((id) => !confirmed.has(id))) {
       const model = inputs.catalog.models.get(base);
@@ -314,19 +315,6 @@ function endIsRecent(record: DeprecationRecord, takenAt: number): boolean {
   return [record.deprecatedOn, record.shutdownOn, record.earliestShutdownOn].some(
     (date) => date !== null && date >= since,
   );
-}
-
-/** A record no catalog id matched: filed under the catalog namespace its vendor stands for. */
-function unlinkedSubject(record: DeprecationRecord, catalog: CatalogSnapshot): EventSubject {
-  let slug = record.provider;
-  for (const model of catalog.models.values()) {
-    const namespace = vendorOf(model.baseId);
-    if (!model.alias && namesNamespace(record.provider, namespace)) {
-      slug = namespace;
-      break;
-    }
-  }
-  return { catalogId: null, slug, name: record.name };
 }
 
 function unixOf(iso: string): number {

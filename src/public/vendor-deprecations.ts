@@ -163,29 +163,78 @@ export function announcesEnd(record: DeprecationRecord): boolean {
   );
 }
 
+export interface DeprecationMatcher {
+  /** The catalog base ids a record is about (see the rule above), sorted. */
+  readonly match: (record: DeprecationRecord) => string[];
+  /** The catalog namespace a provider stands for, the first in order; null when none. */
+  readonly namespaceOf: (provider: string) => string | null;
+}
+
+/** Base id keys, per namespace: by model id, by name, by the vendor's own ids from models.dev. */
+interface NamespaceIndex {
+  readonly byId: Map<string, Set<string>>;
+  readonly byName: Map<string, Set<string>>;
+  readonly byVendorId: Map<string, Set<string>>;
+}
+
 /**
- * The catalog base ids a record is about (see the rule above), sorted. `facts` are models.dev's,
- * by listed catalog id, for the vendor's own ids.
+ * Prepares the catalog once for matching many records. `facts` are models.dev's, by listed catalog
+ * id, for the vendor's own ids.
  */
-export function matchDeprecation(
-  record: DeprecationRecord,
+export function deprecationMatcher(
   catalog: CatalogSnapshot,
   facts?: ReadonlyMap<string, ModelFacts>,
-): string[] {
-  if (PLATFORM_PROVIDERS.has(record.provider)) return [];
-  const ids = new Set([record.model, ...record.aliases].map(modelKey));
-  const name = record.name === null ? null : nameKey(record.name);
-  const matched = new Set<string>();
+): DeprecationMatcher {
+  const namespaces = new Map<string, NamespaceIndex>();
+  const add = (map: Map<string, Set<string>>, key: string, baseId: string) => {
+    const ids = map.get(key);
+    if (ids === undefined) map.set(key, new Set([baseId]));
+    else ids.add(baseId);
+  };
   for (const model of catalog.models.values()) {
-    if (model.alias || matched.has(model.baseId)) continue;
     const slash = model.baseId.indexOf('/');
-    if (slash <= 0 || !namesNamespace(record.provider, model.baseId.slice(0, slash))) continue;
-    const byId = ids.has(modelKey(model.baseId.slice(slash + 1)));
-    const byVendorId = facts?.get(model.id)?.vendorIds.some((id) => ids.has(modelKey(id))) === true;
-    const byName = name !== null && model.name !== null && nameKey(model.name) === name;
-    if (byId || byVendorId || byName) matched.add(model.baseId);
+    if (model.alias || slash <= 0) continue;
+    const namespace = model.baseId.slice(0, slash);
+    let index = namespaces.get(namespace);
+    if (index === undefined) {
+      index = { byId: new Map(), byName: new Map(), byVendorId: new Map() };
+      namespaces.set(namespace, index);
+    }
+    add(index.byId, modelKey(model.baseId.slice(slash + 1)), model.baseId);
+    // A variant's name says `(free)` or `(batch)`: only the base listing's name is the model's.
+    if (model.name !== null && model.id === model.baseId)
+      add(index.byName, nameKey(model.name), model.baseId);
+    for (const id of facts?.get(model.id)?.vendorIds ?? []) add(index.byVendorId, modelKey(id), model.baseId);
   }
-  return [...matched].sort();
+  const sortedNamespaces = [...namespaces.keys()].sort();
+  const byProvider = new Map<string, string[]>();
+  const namespacesOf = (provider: string) => {
+    let known = byProvider.get(provider);
+    if (known === undefined) {
+      known = PLATFORM_PROVIDERS.has(provider)
+        ? []
+        : sortedNamespaces.filter((namespace) => namesNamespace(provider, namespace));
+      byProvider.set(provider, known);
+    }
+    return known;
+  };
+  return {
+    match(record) {
+      const ids = [record.model, ...record.aliases].map(modelKey);
+      const name = record.name === null ? null : nameKey(record.name);
+      const matched = new Set<string>();
+      for (const namespace of namespacesOf(record.provider)) {
+        const index = namespaces.get(namespace)!;
+        const found = [
+          ...ids.flatMap((id) => [...(index.byId.get(id) ?? []), ...(index.byVendorId.get(id) ?? [])]),
+          ...(name === null ? [] : (index.byName.get(name) ?? [])),
+        ];
+        for (const baseId of found) matched.add(baseId);
+      }
+      return [...matched].sort();
+    },
+    namespaceOf: (provider) => namespacesOf(provider)[0] ?? null,
+  };
 }
 
 /**

@@ -3,8 +3,8 @@ import { modelsDevFacts, parseModelsDev } from '../../src/public/models-dev.js';
 import {
   announcesEnd,
   type DeprecationRecord,
+  deprecationMatcher,
   MAX_RECORDS,
-  matchDeprecation,
   parseVendorDeprecations,
 } from '../../src/public/vendor-deprecations.js';
 import { snapshot } from './catalog-fixtures.js';
@@ -107,7 +107,7 @@ describe('parseVendorDeprecations', () => {
   });
 });
 
-describe('matchDeprecation', () => {
+describe('deprecationMatcher', () => {
   it('matches the vendor id once dots and dashes are one, in the namespace the provider stands for', () => {
     const [haiku, ministral] = records(
       {
@@ -119,8 +119,8 @@ describe('matchDeprecation', () => {
       },
       { provider: 'mistral', model: 'ministral-8b', name: 'Ministral 8B (old)', shutdown: '2025-12-31' },
     );
-    expect(matchDeprecation(haiku!, catalog)).toEqual(['anthropic/claude-haiku-4.5']);
-    expect(matchDeprecation(ministral!, catalog)).toEqual(['mistralai/ministral-8b']);
+    expect(deprecationMatcher(catalog).match(haiku!)).toEqual(['anthropic/claude-haiku-4.5']);
+    expect(deprecationMatcher(catalog).match(ministral!)).toEqual(['mistralai/ministral-8b']);
   });
 
   it('matches a dated vendor id through the ids models.dev gives, or through the name, but never strips a date', () => {
@@ -145,12 +145,12 @@ describe('matchDeprecation', () => {
       })(),
       catalog,
     );
-    expect(matchDeprecation(sonnet!, catalog)).toEqual([]);
-    expect(matchDeprecation(sonnet!, catalog, facts)).toEqual(['anthropic/claude-sonnet-4']);
-    expect(matchDeprecation(ministral!, catalog)).toEqual(['mistralai/ministral-8b']);
-    expect(matchDeprecation(gpt4o!, catalog)).toEqual(['openai/gpt-4o-2024-05-13']);
+    expect(deprecationMatcher(catalog).match(sonnet!)).toEqual([]);
+    expect(deprecationMatcher(catalog, facts).match(sonnet!)).toEqual(['anthropic/claude-sonnet-4']);
+    expect(deprecationMatcher(catalog).match(ministral!)).toEqual(['mistralai/ministral-8b']);
+    expect(deprecationMatcher(catalog).match(gpt4o!)).toEqual(['openai/gpt-4o-2024-05-13']);
     // The variant `:batch` goes with its base.
-    expect(matchDeprecation(nano!, catalog)).toEqual(['openai/gpt-4.1-nano']);
+    expect(deprecationMatcher(catalog).match(nano!)).toEqual(['openai/gpt-4.1-nano']);
   });
 
   it('keeps Command R+ apart from Command R, a provider of another namespace, and a platform provider out', () => {
@@ -159,9 +159,9 @@ describe('matchDeprecation', () => {
       { provider: 'xai', model: 'gpt-4.1-nano', name: 'GPT-4.1 nano', shutdown: '2026-09-01' },
       { provider: 'vertex', model: 'gemini-2.5-flash', name: 'Gemini 2.5 Flash', shutdown: '2026-10-16' },
     );
-    expect(matchDeprecation(commandR!, catalog)).toEqual(['cohere/command-r-08-2024']);
-    expect(matchDeprecation(wrongVendor!, catalog)).toEqual([]);
-    expect(matchDeprecation(vertex!, catalog)).toEqual([]);
+    expect(deprecationMatcher(catalog).match(commandR!)).toEqual(['cohere/command-r-08-2024']);
+    expect(deprecationMatcher(catalog).match(wrongVendor!)).toEqual([]);
+    expect(deprecationMatcher(catalog).match(vertex!)).toEqual([]);
   });
 
   it('files qwen under the alibaba provider', () => {
@@ -171,7 +171,7 @@ describe('matchDeprecation', () => {
       name: 'Qwen3 8B',
       shutdown: '2026-09-30',
     });
-    expect(matchDeprecation(qwen!, catalog)).toEqual(['qwen/qwen3-8b']);
+    expect(deprecationMatcher(catalog).match(qwen!)).toEqual(['qwen/qwen3-8b']);
   });
 });
 
