@@ -9,6 +9,7 @@
  *   is a first look: only uploads of the last 30 days are events, dated from their creation; the
  *   rest is the baseline. The longer window afterwards catches a repository created privately
  *   weeks before it was made public on release day;
+ * - a base the catalog linked more than UPLOAD_MEMORY_S ago is never new, whatever is uploaded;
  * - `official` when the organisation is the vendor's own (vendor-match.ts), else `pending`.
  *
  * Vendor-cited deprecations (`deprecation`):
@@ -127,13 +128,14 @@ function deriveUploads(previous: OriginsState | null, inputs: OriginInputs, take
   if (listings !== undefined) {
     const linked = linkedBases(inputs.catalog, listings);
     for (const [key, repos] of groupByBase(listings)) {
-      const org = orgOf(repos[0]!.id)!;
-      const firstLook = previous === null || !knownOrgs.has(org.toLowerCase());
+      const firstLook =
+        previous === null || repos.every((repo) => !knownOrgs.has(orgOf(repo.id)!.toLowerCase()));
       const window = firstLook ? FIRST_LOOK_WINDOW_S : UPLOAD_MEMORY_S;
       const recent = repos.filter((repo) => isRecent(repo.createdAt, takenAt, window));
       const newestAt = Math.max(seen.get(key) ?? 0, ...repos.map((repo) => repo.createdAt ?? 0));
-      if (!seen.has(key) && recent.length > 0) {
-        events.push(upload(key, recent, linked.get(key) ?? null, inputs.catalog, firstLook ? null : takenAt));
+      const model = linked.get(key) ?? null;
+      if (!seen.has(key) && recent.length > 0 && !longListed(model, takenAt)) {
+        events.push(upload(key, recent, model, inputs.catalog, firstLook ? null : takenAt));
       }
       seen.set(key, newestAt);
     }
@@ -144,6 +146,15 @@ function deriveUploads(previous: OriginsState | null, inputs: OriginInputs, take
     .sort(([keyA, a], [keyB, b]) => b - a || (keyA < keyB ? -1 : 1))
     .slice(0, MAX_SEEN_UPLOADS);
   return { seen: Object.fromEntries(kept), orgs: [...knownOrgs].sort(), events };
+}
+
+/**
+ * A base the catalog has listed for longer than an upload counts as new: a fresh upload of it (a
+ * quantisation the vendor adds months later) is not a new open model, even when the listings never
+ * showed its older repositories.
+ */
+function longListed(model: CatalogModel | null, takenAt: number): boolean {
+  return model?.created != null && takenAt - model.created > UPLOAD_MEMORY_S;
 }
 
 function isRecent(createdAt: number | null, takenAt: number, window: number): boolean {

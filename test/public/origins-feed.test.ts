@@ -23,7 +23,13 @@ import {
 } from './origin-fixtures.js';
 
 // Ids, names and links as the aggregator's catalog listed them on 2026-08-22.
-const qwen: ListingFacts = { id: 'qwen/qwen3.8-27b', name: 'Qwen: Qwen3.8 27B', hf: 'Qwen/Qwen3.8-27B' };
+// Registered 2026-08-14 (`created` 1786722910), six days before T0.
+const qwen: ListingFacts = {
+  id: 'qwen/qwen3.8-27b',
+  name: 'Qwen: Qwen3.8 27B',
+  hf: 'Qwen/Qwen3.8-27B',
+  created: T0 - 6 * DAY,
+};
 const tencent: ListingFacts = {
   id: 'tencent/hy-mt2-30b-a3b',
   name: 'Tencent: Hy-MT2-30B-A3B',
@@ -124,6 +130,14 @@ describe('deriveOriginEvents: uploads to the open model repository', () => {
       huggingFace: uploads(listing('Qwen', [{ id: 'Qwen/Qwen3.9-4B', createdDaysAgo: 0 }])),
     });
     expect(third.events).toEqual([]);
+  });
+
+  it('makes no event of a fresh upload of a base the catalog has listed for long', () => {
+    const old = { id: 'qwen/qwen3-8b', name: 'Qwen: Qwen3 8B', hf: 'Qwen/Qwen3-8B', created: T0 - 200 * DAY };
+    const later = run(first.next, snapshot(24, [qwen, tencent, old]), {
+      huggingFace: uploads(listing('Qwen', [{ id: 'Qwen/Qwen3-8B-GGUF', createdDaysAgo: 0 }])),
+    });
+    expect(later.events).toEqual([]);
   });
 
   it("treats an organisation read for the first time as a first look, and an organisation not the vendor's own as pending", () => {
