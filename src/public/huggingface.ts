@@ -8,8 +8,9 @@
  * - `newest`: `sort=createdAt&direction=-1`, its latest uploads;
  * - `popular`: `sort=downloads&direction=-1`, its most downloaded repositories, where the ones the
  *   catalog links are found (a linked model is usually months old, far below the newest uploads).
- * At most MAX_ORGS organisations: those the catalog links most models to (37 organisations for 168
- * links on 2026-08-22; the first 20 hold 155 of them).
+ * At most MAX_ORGS organisations: those the catalog links most models to. On the catalog of
+ * 2026-08-22, 168 listings link 152 repositories in 36 organisations; the first 20 hold 134 of
+ * those repositories (150 listings).
  *
  * Re-uploads and quantisations collapse onto one base model (`uploadKey`):
  * 1. a `base_model:quantized:<repo>` tag leads to that repository, followed up to a few steps
