@@ -20,6 +20,12 @@ import type { CatalogSnapshot } from './openrouter-catalog.js';
 import { MAX_ID_LENGTH } from './openrouter-catalog.js';
 import { modelKey, namesNamespace, vendorKey } from './vendor-match.js';
 
+/**
+ * Path of the answer, after the origin's base URL. The origin logs callers whose user agent names
+ * certain runtimes (`bun`, `opencode`), so the fetcher should send its own.
+ */
+export const MODELS_DEV_PATH = '/api.json';
+
 /** Three times the 145 providers of 2026-06. */
 export const MAX_PROVIDERS = 500;
 /** The largest provider lists ~340 models (its `openrouter` copy). */

@@ -24,6 +24,9 @@ import type { CatalogSnapshot } from './openrouter-catalog.js';
 import { MAX_ID_LENGTH } from './openrouter-catalog.js';
 import { modelKey, nameKey, namesNamespace } from './vendor-match.js';
 
+/** Path of the answer, after the origin's base URL. */
+export const DEPRECATIONS_PATH = '/api/v1/models.json';
+
 /** About 400 records on 2026-08; room to grow tenfold. */
 export const MAX_RECORDS = 5_000;
 const MAX_ALIASES = 50;
