@@ -21,7 +21,8 @@
  *   is published again under its own id, `official`, citing the vendor's page, and the record
  *   makes no event of its own for that model. A catalog event no record confirms yet is
  *   remembered (at most MAX_PENDING, for UPLOAD_MEMORY_S), so a record that appears in a later run
- *   re-publishes that earlier id. A variant's expiration (`…:free` going away) is about the
+ *   re-publishes that earlier id, unless the catalog took it back meanwhile (the model listed
+ *   again, the date withdrawn). A variant's expiration (`…:free` going away) is about the
  *   aggregator's listing, not the vendor's model, and is never merged.
  * A withdrawn announcement (a record whose dates are removed) gives no event.
  *
@@ -227,8 +228,10 @@ function deriveDeprecations(
 ) {
   const list = inputs.deprecations;
   const events: ChangeEvent[] = [];
+  // A removal the catalog took back (the model listed again, the date withdrawn) is nothing to confirm.
+  const takenBack = new Set(catalogEvents.filter(withdraws).map((event) => event.catalogId));
   const remembered = (previous?.pending ?? []).filter(
-    (event) => takenAt - unixOf(event.detectedAt) <= UPLOAD_MEMORY_S,
+    (event) => takenAt - unixOf(event.detectedAt) <= UPLOAD_MEMORY_S && !takenBack.has(event.catalogId),
   );
   const unconfirmed = [...remembered, ...catalogEvents.filter(confirmable)];
   if (list === undefined) {
@@ -301,6 +304,13 @@ function confirmable(event: ChangeEvent): boolean {
     typeof id === 'string' &&
     baseIdOf(id) === id &&
     (event.afterValue === 'removed' || event.afterValue?.startsWith('expires ') === true)
+  );
+}
+
+function withdraws(event: ChangeEvent): boolean {
+  return (
+    event.eventType === 'deprecation' &&
+    (event.afterValue === 'listed' || event.afterValue === 'no expiration date')
   );
 }
 

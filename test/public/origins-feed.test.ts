@@ -289,6 +289,16 @@ describe('deriveOriginEvents: one event for a change two origins see', () => {
     expect(confirmed.next.origins.pending).toEqual([]);
   });
 
+  it('forgets a pending catalog deprecation the catalog took back before any vendor confirmed it', () => {
+    const start = run(none, snapshot(0, [nano, o3]), { deprecations: deprecations() });
+    const announced = run(start.next, snapshot(6, [nano, o3Expiring]), { deprecations: deprecations() });
+    const withdrawn = run(announced.next, snapshot(12, [nano, o3]), { deprecations: deprecations() });
+    expect(brief(withdrawn.catalogEvents)).toEqual([
+      ['deprecation', 'openai/o3', 'no expiration date', 'pending'],
+    ]);
+    expect(withdrawn.next.origins.pending).toEqual([]);
+  });
+
   it("never merges a variant's expiration: the aggregator dropping a listing is not the vendor's end", () => {
     const start = run(none, snapshot(0, [nano, nanoBatch]), { deprecations: deprecations(nanoRecord) });
     const next = run(start.next, snapshot(6, [nano, { ...nanoBatch, expiration: '2026-09-01' }]), {
