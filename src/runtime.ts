@@ -8,7 +8,7 @@ import { type Config, ENV, PUBLIC_ORIGINS } from './config.js';
 import { unavailableReason } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import type { Logger } from './log.js';
-import { createNetworkFetch } from './net/fetch.js';
+import { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
 import type { Sandbox, SandboxOptions } from './sandbox/server.js';
 import { DiskCache } from './store/disk-cache.js';
@@ -87,19 +87,35 @@ function sampleDataSource(dataAsOf: number | undefined): () => DataSource {
 
 /** `--source public`: the public origins, recorded on this machine; no key, no service. */
 async function publicRuntime(config: Config, log: Logger): Promise<Runtime> {
-  const catalogUrl = config.publicOrigins.openrouter;
-  const proxyChoice = chooseProxy(new URL(catalogUrl ?? PUBLIC_ORIGINS.openrouter.url), config.proxy);
-  const network = createNetworkFetch(proxyChoice.proxy, MAX_CONCURRENT_REQUESTS);
+  const { openrouter, modelsDev, huggingface, deprecations } = config.publicOrigins;
+  // One connection pool per route: origins that share a proxy (or go direct) share it.
+  const networks = new Map<string, NetworkFetch>();
+  const route = (url: string) => {
+    const choice = chooseProxy(new URL(url), config.proxy);
+    const key = choice.proxy ?? 'direct';
+    let network = networks.get(key);
+    if (network === undefined) {
+      network = createNetworkFetch(choice.proxy, MAX_CONCURRENT_REQUESTS);
+      networks.set(key, network);
+    }
+    return { choice, network };
+  };
+  const catalogRoute = route(openrouter ?? PUBLIC_ORIGINS.openrouter.url);
   const { openPublicSource } = await import('./public/open-public-source.js');
   const api = openPublicSource({
-    origins: config.publicOrigins,
+    origins: { catalog: openrouter, modelsDev, huggingFace: huggingface, deprecations },
     catalogSetting: ENV.openrouterUrl,
     refreshS: config.refreshS,
     stateFolder: config.stateFolder,
     timeoutMs: config.timeoutMs,
-    fetch: network.fetch,
+    fetchFor: (url) => {
+      const { choice, network } = route(url);
+      return {
+        fetch: network.fetch,
+        proxyLabel: choice.proxy ? (displayUrl(choice.proxy) ?? 'the proxy') : undefined,
+      };
+    },
     userAgent: USER_AGENT,
-    proxyLabel: proxyChoice.proxy ? (displayUrl(proxyChoice.proxy) ?? 'the proxy') : undefined,
     secrets: config.secrets,
     log,
     describeFailure: unavailableReason,
@@ -107,10 +123,12 @@ async function publicRuntime(config: Config, log: Logger): Promise<Runtime> {
   return {
     api,
     dataSource: () => api.dataSource(),
-    proxyChoice,
+    proxyChoice: catalogRoute.choice,
     sampleData: false,
     warmUp: async () => {},
-    close: () => network.close(),
+    close: async () => {
+      await Promise.allSettled([...networks.values()].map((network) => network.close()));
+    },
   };
 }
 

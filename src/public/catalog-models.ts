@@ -2,8 +2,10 @@
  * The service's catalog (`Model`), built from the newest snapshot of the aggregator's catalog and
  * the feed recorded on this machine. Attention is the service's formula (service-rules/attention.ts)
  * on public signals only: registration novelty from `created`, news from the feed's own events about
- * the model, opinions from those events that are not the vendor's word. Aliases are pointers to
- * another model, not models, so they are resolved, never listed.
+ * the model, opinions from the likes of its open repository where the catalog links one (else the
+ * feed's events about it that are not the vendor's word), vendor activity from the feed's events
+ * about its vendor. Aliases are pointers to another model, not models, so they are resolved, never
+ * listed.
  */
 
 import type { ChangeEvent } from '../api/schemas.js';
@@ -18,7 +20,8 @@ export type PublicModel = {
   name: string;
   displayName: string;
   vendor: string;
-  type: 'commercial' | 'open_source';
+  /** From open weights (models.dev) or a linked open repository; null when no origin says. */
+  type: 'commercial' | 'open_source' | null;
   pricing: { inputPerMillion: number | null; outputPerMillion: number | null };
   contextLength: number | null;
   listedAt: number | null;
@@ -45,7 +48,12 @@ export function buildCatalog(
   });
   const own = listed.filter((model) => !model.alias);
   const attention = computeAttention(
-    own.map((model) => ({ id: model.id, vendorSlug: vendorOf(model.id), listedAt: model.created })),
+    own.map((model) => ({
+      id: model.id,
+      vendorSlug: vendorOf(model.id),
+      listedAt: model.created,
+      opinions: state.facts.get(model.id)?.popularity?.likes ?? undefined,
+    })),
     events.map((event) => ({
       catalogId: typeof event.catalogId === 'string' ? event.catalogId : '',
       vendorSlug: event.model.slug,
@@ -62,7 +70,7 @@ export function buildCatalog(
   const models: PublicModel[] = [];
   const byId = new Map<string, PublicModel>();
   for (const { model, attention: found } of ranked) {
-    const entry = toModel(model, found);
+    const entry = toModel(model, found, state.facts.get(model.id)?.type ?? null);
     models.push(entry);
     byId.set(model.id, entry);
   }
@@ -73,7 +81,11 @@ export function buildCatalog(
   return { models, byId };
 }
 
-function toModel(model: CatalogModel, attention: Attention): PublicModel {
+function toModel(
+  model: CatalogModel,
+  attention: Attention,
+  type: PublicModel['type'],
+): PublicModel {
   const fullName = model.name ?? model.id;
   // The aggregator names models "Vendor: Model"; the service's name is the model's own.
   const colon = fullName.indexOf(': ');
@@ -82,7 +94,7 @@ function toModel(model: CatalogModel, attention: Attention): PublicModel {
     name: colon > 0 ? fullName.slice(colon + 2) : fullName,
     displayName: fullName,
     vendor: vendorOf(model.id),
-    type: model.huggingFaceId === null ? 'commercial' : 'open_source',
+    type,
     pricing: { inputPerMillion: model.inputPerMillion, outputPerMillion: model.outputPerMillion },
     contextLength: model.contextLength,
     listedAt: model.created,

@@ -1,32 +1,46 @@
 /**
- * The public source, put together: the aggregator's catalog read through the same HTTP client as
- * the service (bounded, retried, proxied, with our user agent, without any key), recorded in the
- * store under the state folder, and answered through the FeedApi the tools use.
+ * The public source, put together: each origin read through the same HTTP client as the service
+ * (bounded, retried, proxied, with our user agent, without any key), recorded in the store under
+ * the state folder, and answered through the FeedApi the tools use.
  */
 
 import { join } from 'node:path';
 import { type FetchLike, HttpClient } from '../api/http.js';
-import type { Logger } from '../log.js';
 import { nodeCrypto } from '../lazy-node.js';
-import { fetchCatalog } from './fetch-catalog.js';
+import type { Logger } from '../log.js';
+import { fetchOrigins, ORIGIN_NAMES } from './fetch-origins.js';
 import { createPublicApi, type PublicApi } from './public-api.js';
-import { CATALOG_ORIGIN, Recorder } from './recorder.js';
 import type { RecordedStateJson } from './recorded-state.js';
+import { Recorder } from './recorder.js';
 import { openFileStore } from './store/file-store.js';
 
+/** Each origin's address, or undefined when off. */
+export interface OriginAddresses {
+  readonly catalog: string | undefined;
+  readonly modelsDev: string | undefined;
+  readonly huggingFace: string | undefined;
+  readonly deprecations: string | undefined;
+}
+
+/**
+ * models.dev's one answer holds every provider's models (several MB today); the other origins'
+ * answers stay within the client's default bound.
+ */
+const MODELS_DEV_MAX_BYTES = 32 * 1024 * 1024;
+
 export interface PublicSourceOptions {
-  /** Each origin's address by name, or undefined when off; `openrouter` is the spine. */
-  origins: Readonly<Record<string, string | undefined>>;
+  origins: OriginAddresses;
   /** The setting that holds the catalog's address, for messages. */
   catalogSetting: string;
   refreshS: number;
   stateFolder: string;
   timeoutMs: number;
-  fetch: FetchLike;
+  /** The network route for an origin's address (its proxy, per NO_PROXY). */
+  fetchFor: (url: string) => { fetch: FetchLike; proxyLabel: string | undefined };
   userAgent: string;
-  proxyLabel: string | undefined;
   secrets: readonly string[];
   log: Logger;
+  /** Why a read failed, in a few words, naming `subject`. */
   describeFailure: (error: unknown, subject: string) => string;
 }
 
@@ -44,37 +58,67 @@ export function storeFolder(stateFolder: string, catalogUrl: string | undefined)
 }
 
 export function openPublicSource(options: PublicSourceOptions): PublicApi {
-  const catalogUrl = options.origins[CATALOG_ORIGIN];
-  const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, catalogUrl));
-  const host = catalogUrl === undefined ? 'the catalog' : new URL(catalogUrl).host;
-  const client =
-    catalogUrl === undefined
-      ? undefined
-      : new HttpClient({
-          baseUrl: catalogUrl,
-          secrets: options.secrets,
-          fetch: options.fetch,
-          userAgent: options.userAgent,
-          timeoutMs: options.timeoutMs,
-          proxyLabel: options.proxyLabel,
-          log: options.log,
-        });
+  const { origins } = options;
+  const client = (baseUrl: string | undefined, maxBodyBytes?: number) => {
+    if (baseUrl === undefined) return undefined;
+    const route = options.fetchFor(baseUrl);
+    return new HttpClient({
+      baseUrl,
+      secrets: options.secrets,
+      fetch: route.fetch,
+      userAgent: options.userAgent,
+      timeoutMs: options.timeoutMs,
+      proxyLabel: route.proxyLabel,
+      log: options.log,
+      ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+    });
+  };
+  const catalogClient = client(origins.catalog);
+  const clients = {
+    catalog:
+      catalogClient === undefined || origins.catalog === undefined
+        ? undefined
+        : { client: catalogClient, baseUrl: origins.catalog },
+    modelsDev: client(origins.modelsDev, MODELS_DEV_MAX_BYTES),
+    huggingFace: client(origins.huggingFace),
+    deprecations: client(origins.deprecations),
+  };
+  const hostOf = (url: string | undefined, fallback: string) => (url === undefined ? fallback : new URL(url).host);
+  const catalogHost = hostOf(origins.catalog, 'the catalog');
+  const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, origins.catalog));
   const recorder = new Recorder({
     store,
-    fetchCatalog:
-      client === undefined || catalogUrl === undefined
+    fetchOrigins:
+      clients.catalog === undefined
         ? undefined
-        : (takenAt, signal) => fetchCatalog(client, catalogUrl, takenAt, signal),
+        : (takenAt, signal) =>
+            fetchOrigins(
+              clients,
+              takenAt,
+              (error, name) => options.describeFailure(error, hostOf(addressOf(origins, name), name)),
+              signal,
+            ),
     refreshS: options.refreshS,
     log: options.log,
-    origin: { label: `the aggregator's public catalog (${host})`, setting: options.catalogSetting },
-    describeFailure: (error) => options.describeFailure(error, host),
+    origin: { label: `the aggregator's public catalog (${catalogHost})`, setting: options.catalogSetting },
+    describeFailure: (error) => options.describeFailure(error, catalogHost),
   });
   return createPublicApi({
     recorder,
     store,
-    // The origins answers draw on today: the catalog alone.
-    origins: [{ name: CATALOG_ORIGIN, url: catalogUrl ?? null }],
+    origins: [
+      { name: ORIGIN_NAMES.catalog, url: origins.catalog ?? null },
+      { name: ORIGIN_NAMES.modelsDev, url: origins.modelsDev ?? null },
+      { name: ORIGIN_NAMES.huggingFace, url: origins.huggingFace ?? null },
+      { name: ORIGIN_NAMES.deprecations, url: origins.deprecations ?? null },
+    ],
     refreshS: options.refreshS,
   });
+}
+
+function addressOf(origins: OriginAddresses, name: string): string | undefined {
+  if (name === ORIGIN_NAMES.modelsDev) return origins.modelsDev;
+  if (name === ORIGIN_NAMES.huggingFace) return origins.huggingFace;
+  if (name === ORIGIN_NAMES.deprecations) return origins.deprecations;
+  return origins.catalog;
 }

@@ -6,7 +6,7 @@
  */
 
 import type { ChangeEvent } from '../api/schemas.js';
-import { uuidV5 } from '../sandbox/content-id.js';
+import { uuidV5 } from '../service-rules/content-id.js';
 import { isoSeconds } from './catalog-events.js';
 import type { DeprecationRecord } from './vendor-deprecations.js';
 

@@ -99,12 +99,19 @@ export function createPublicApi({ recorder, store, origins, refreshS }: PublicAp
     cacheTtlMs: refreshS * 1000,
     dataSource() {
       const latest = recorder.latest;
-      const status = latest?.stale === undefined ? 'ok' : 'stale';
+      // How each origin's newest fetch went, as the record says; the catalog's may be newer news.
+      const polled = latest?.head.lastPoll.origins ?? {};
+      const catalogName = origins[0]?.name;
       return {
         kind: 'public',
         origins: origins.map((origin) => ({
           ...origin,
-          status: origin.url === null ? 'off' : status,
+          status:
+            origin.url === null
+              ? 'off'
+              : origin.name === catalogName && latest?.stale !== undefined
+                ? latest.stale.reason
+                : (polled[origin.name] ?? 'not fetched yet'),
         })),
         snapshotAt: latest === undefined ? null : isoSeconds(latest.head.takenAt),
         recordingSince: latest === undefined ? null : isoSeconds(latest.head.recordingSince),

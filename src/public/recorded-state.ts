@@ -5,13 +5,20 @@
  */
 
 import * as z from 'zod';
+import { apiSchemas } from '../api/schemas.js';
 import type { CatalogFeedState } from './diff.js';
+import type { OriginFacts } from './enrich.js';
 import type { CatalogModel } from './openrouter-catalog.js';
+import type { OriginsState } from './origins-feed.js';
 
 export interface RecordedState {
   readonly feed: CatalogFeedState;
   /** Ids in the newest snapshot, in its order. */
   readonly listed: readonly string[];
+  /** What the other origins' diff remembers; null before their first read. */
+  readonly origins: OriginsState | null;
+  /** What the other origins say of each listed id, as last read. */
+  readonly facts: ReadonlyMap<string, OriginFacts>;
 }
 
 /** The JSON form: Maps and Sets as arrays. */
@@ -23,6 +30,8 @@ export interface RecordedStateJson {
   readonly missingSince: readonly (readonly [string, number])[];
   readonly removedBases: readonly string[];
   readonly listed: readonly string[];
+  readonly origins: OriginsState | null;
+  readonly facts: readonly (readonly [string, OriginFacts])[];
 }
 
 export function toJson(state: RecordedState): RecordedStateJson {
@@ -34,6 +43,8 @@ export function toJson(state: RecordedState): RecordedStateJson {
     missingSince: [...state.feed.missingSince],
     removedBases: [...state.feed.removedBases],
     listed: state.listed,
+    origins: state.origins,
+    facts: [...state.facts],
   };
 }
 
@@ -59,6 +70,25 @@ const ModelJson = z.object({
 /** Well past the catalog's growth: ids ever listed, not only today's. */
 const MAX_RECORDED_IDS = 100_000;
 
+const MAX_ORIGIN_KEYS = 20_000;
+
+const OriginsJson = z.object({
+  takenAt: z.number().int().nonnegative(),
+  uploads: z.record(z.string().max(400), z.number().int().nonnegative()),
+  orgs: z.array(z.string().max(400)).max(MAX_ORIGIN_KEYS),
+  deprecationsRead: z.boolean(),
+  deprecations: z.record(z.string().max(400), z.string().max(2_000)),
+  pending: z.array(z.unknown()).max(1_000),
+});
+
+const FactsJson = z.object({
+  type: z.enum(['open_source', 'commercial']).nullable(),
+  releaseDate: nullableText,
+  popularity: z
+    .object({ downloads: count, likes: count })
+    .nullable(),
+});
+
 const StateJson = z.object({
   version: z.literal(1),
   takenAt: z.number().int().nonnegative(),
@@ -67,6 +97,8 @@ const StateJson = z.object({
   missingSince: z.array(z.tuple([id, z.number().int().nonnegative()])).max(MAX_RECORDED_IDS),
   removedBases: z.array(id).max(MAX_RECORDED_IDS),
   listed: z.array(id).max(MAX_RECORDED_IDS),
+  origins: OriginsJson.nullable(),
+  facts: z.array(z.tuple([id, FactsJson])).max(MAX_RECORDED_IDS),
 });
 
 /** The state a head holds, or null when it does not fit (then the next snapshot is a first look). */
@@ -83,5 +115,19 @@ export function fromJson(value: unknown): RecordedState | null {
       removedBases: new Set(json.removedBases),
     },
     listed: json.listed,
+    origins: json.origins === null ? null : originsState(json.origins),
+    facts: new Map(json.facts),
   };
+}
+
+/** The other origins' memory; a pending event that does not parse as a change is dropped. */
+function originsState(json: z.infer<typeof OriginsJson>): OriginsState | null {
+  if (Object.keys(json.uploads).length > MAX_ORIGIN_KEYS) return null;
+  if (Object.keys(json.deprecations).length > MAX_ORIGIN_KEYS) return null;
+  const { ChangeEvent } = apiSchemas();
+  const pending = json.pending.flatMap((event) => {
+    const parsed = ChangeEvent.safeParse(event);
+    return parsed.success ? [parsed.data] : [];
+  });
+  return { ...json, pending };
 }

@@ -7,22 +7,20 @@
 
 import { OriginUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CatalogParse } from './openrouter-catalog.js';
+import type { OriginsFetch } from './fetch-origins.js';
 import { fromJson, type RecordedState, type RecordedStateJson } from './recorded-state.js';
 import { snapshotCommit } from './snapshot-commit.js';
 import type { PublicStore, StoreHead } from './store/store.js';
 
-/** How this process asks the aggregator's catalog for a snapshot; absent when the origin is off. */
-export type CatalogFetch = (takenAt: number, signal?: AbortSignal) => Promise<CatalogParse>;
-
-export const CATALOG_ORIGIN = 'openrouter';
+/** How this process fetches the origins for a snapshot; absent when the catalog, the spine, is off. */
+export type OriginsFetcher = (takenAt: number, signal?: AbortSignal) => Promise<OriginsFetch>;
 
 /** After a failed fetch, reads answer from the record for this long before the next try. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
 
 export interface RecorderOptions {
   store: PublicStore<RecordedStateJson>;
-  fetchCatalog: CatalogFetch | undefined;
+  fetchOrigins: OriginsFetcher | undefined;
   /** Seconds a snapshot stays fresh; 0 fetches on every read. */
   refreshS: number;
   log: Logger;
@@ -77,30 +75,37 @@ export class Recorder {
   }
 
   private async refresh(signal?: AbortSignal): Promise<Recorded> {
-    const { store, fetchCatalog } = this.options;
+    const { store, fetchOrigins } = this.options;
     return store.withFetchLock(async () => {
       // Another process may have fetched while this one waited for the lock.
       const head = await store.readHead(signal);
       const recorded = head === null ? null : this.stateOf(head);
       if (head !== null && recorded !== null && this.isFresh(head)) return { head, state: recorded };
-      if (fetchCatalog === undefined) {
+      if (fetchOrigins === undefined) {
         return this.withoutFetch(head, recorded, `it is turned off (${this.options.origin.setting}=off)`);
       }
       const takenAt = Math.floor(this.now() / 1000);
-      let parsed: CatalogParse;
+      let fetched: OriginsFetch;
       try {
-        parsed = await fetchCatalog(takenAt, signal);
+        fetched = await fetchOrigins(takenAt, signal);
       } catch (error) {
         if (signal?.aborted) throw error;
         return this.failed(head, recorded, this.options.describeFailure(error));
       }
-      if (!parsed.ok) return this.failed(head, recorded, parsed.reason);
+      const { catalog } = fetched;
+      if (!catalog.ok) return this.failed(head, recorded, catalog.reason);
       this.failure = undefined;
-      const poll = { takenAt, origins: { [CATALOG_ORIGIN]: 'ok' } };
-      const { commit, state } = snapshotCommit(recorded, parsed.snapshot, poll, head === null);
+      const poll = { takenAt, origins: fetched.statuses };
+      const { commit, state } = snapshotCommit(
+        recorded,
+        { ...fetched, catalog: catalog.snapshot },
+        poll,
+        head === null,
+      );
       const written = await store.append(commit, signal);
-      this.options.log.debug('public catalog recorded', {
-        models: parsed.snapshot.models.size,
+      this.options.log.debug('public origins recorded', {
+        origins: fetched.statuses,
+        models: catalog.snapshot.models.size,
         events: commit.events.length,
         prices: commit.prices.length,
       });

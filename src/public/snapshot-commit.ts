@@ -1,14 +1,28 @@
 /**
- * What one snapshot of the aggregator's catalog adds to the record: the events the diff finds, a
- * price point for each listed id whose price moved (or was never recorded), and the state the next
- * snapshot is diffed with. Pure: the recorder does the fetching and the writing.
+ * What one fetch of the public origins adds to the record: the events the catalog's diff finds,
+ * merged with the other origins' (one event for a change two origins see), a price point for each
+ * listed id whose price moved (or was never recorded), the facts the other origins give of each
+ * id, and the state the next fetch is diffed with. Pure: the recorder fetches and writes.
  */
 
 import { diffCatalog } from './diff.js';
+import { catalogFacts, type OriginFacts } from './enrich.js';
+import type { HuggingFaceListings } from './huggingface.js';
+import type { ModelsDevIndex } from './models-dev.js';
 import type { CatalogSnapshot } from './openrouter-catalog.js';
+import { deriveOriginEvents, mergeRunEvents } from './origins-feed.js';
 import type { RecordedState, RecordedStateJson } from './recorded-state.js';
 import { toJson } from './recorded-state.js';
 import type { PollRecord, SnapshotCommit, StoredPricePoint } from './store/store.js';
+import type { DeprecationList } from './vendor-deprecations.js';
+
+/** One fetch: the catalog, and each other origin that answered (absent: off or failed). */
+export interface FetchedOrigins {
+  readonly catalog: CatalogSnapshot;
+  readonly modelsDev?: ModelsDevIndex | undefined;
+  readonly huggingFace?: HuggingFaceListings | undefined;
+  readonly deprecations?: DeprecationList | undefined;
+}
 
 /**
  * `previous` is the state the store holds, or null on the first snapshot; `firstLook` false keeps a
@@ -16,12 +30,28 @@ import type { PollRecord, SnapshotCommit, StoredPricePoint } from './store/store
  */
 export function snapshotCommit(
   previous: RecordedState | null,
-  snapshot: CatalogSnapshot,
+  fetched: FetchedOrigins,
   poll: PollRecord,
   firstLook = previous === null,
 ): { commit: SnapshotCommit<RecordedStateJson>; state: RecordedState } {
+  const snapshot = fetched.catalog;
   const diff = diffCatalog(previous?.feed ?? null, snapshot);
-  const events = previous === null && !firstLook ? [] : diff.events;
+  const catalogEvents = previous === null && !firstLook ? [] : diff.events;
+  const origins = deriveOriginEvents(previous?.origins ?? null, fetched, catalogEvents, snapshot.takenAt);
+  const events = mergeRunEvents(catalogEvents, origins.events);
+  const state: RecordedState = {
+    feed: diff.state,
+    listed: [...snapshot.models.keys()],
+    origins: origins.state,
+    facts: mergedFacts(previous?.facts, catalogFacts(snapshot, fetched)),
+  };
+  return {
+    commit: { takenAt: snapshot.takenAt, state: toJson(state), events, prices: movedPrices(previous, snapshot), poll },
+    state,
+  };
+}
+
+function movedPrices(previous: RecordedState | null, snapshot: CatalogSnapshot): StoredPricePoint[] {
   const prices: StoredPricePoint[] = [];
   for (const model of snapshot.models.values()) {
     if (model.alias) continue;
@@ -39,9 +69,22 @@ export function snapshotCommit(
       });
     }
   }
-  const state: RecordedState = { feed: diff.state, listed: [...snapshot.models.keys()] };
-  return {
-    commit: { takenAt: snapshot.takenAt, state: toJson(state), events, prices, poll },
-    state,
-  };
+  return prices;
+}
+
+/** Today's facts of each listed id; where an origin gave none today (off, failed), the last known. */
+function mergedFacts(
+  before: ReadonlyMap<string, OriginFacts> | undefined,
+  now: ReadonlyMap<string, OriginFacts>,
+): Map<string, OriginFacts> {
+  const merged = new Map<string, OriginFacts>();
+  for (const [id, fact] of now) {
+    const old = before?.get(id);
+    merged.set(id, {
+      type: fact.type ?? old?.type ?? null,
+      releaseDate: fact.releaseDate ?? old?.releaseDate ?? null,
+      popularity: fact.popularity ?? old?.popularity ?? null,
+    });
+  }
+  return merged;
 }

@@ -11,6 +11,12 @@ export interface AttentionSubject {
   id: string;
   vendorSlug: string;
   listedAt: number | null;
+  /**
+   * People's opinions counted elsewhere (likes of the model's open repository), when known: they
+   * replace the count of third-party events, weighted by their order of magnitude, since they run
+   * into the thousands where events run into the units.
+   */
+  opinions?: number | undefined;
 }
 
 /** What attention needs to know about a change event. */
@@ -62,11 +68,12 @@ export function computeAttention(
     const vendorEvents = events.filter((event) => event.vendorSlug === subject.vendorSlug);
     const novelty =
       subject.listedAt === null ? 0 : recency(subject.listedAt, referenceSec, NOVELTY_HALF_LIFE_DAYS);
-    const opinions = news.filter((event) => !event.official).length;
+    const opinions = subject.opinions ?? news.filter((event) => !event.official).length;
+    const opinionsTerm = subject.opinions === undefined ? opinions : Math.log10(1 + opinions);
     const raw =
       ATTENTION_WEIGHTS.novelty * novelty +
       ATTENTION_WEIGHTS.news * sumOfRecency(news, referenceSec) +
-      ATTENTION_WEIGHTS.opinions * opinions +
+      ATTENTION_WEIGHTS.opinions * opinionsTerm +
       ATTENTION_WEIGHTS.vendorActivity * sumOfRecency(vendorEvents, referenceSec);
     // Rank by the rounded score, so a client sorting by (score desc, id) agrees with rank.
     return { id: subject.id, score: Math.round(raw * 100) / 100, newsCount: news.length, opinions };

@@ -10,6 +10,7 @@ import { fromJson, type RecordedState, toJson } from '../../src/public/recorded-
 import { snapshotCommit } from '../../src/public/snapshot-commit.js';
 import { answer, DAY, type ListingFacts, listing, snapshot, T0 } from './catalog-fixtures.js';
 
+const at = (hours: number, models: ListingFacts[]) => ({ catalog: snapshot(hours, models) });
 const poll = (takenAt: number) => ({ takenAt, origins: { openrouter: 'ok' } });
 
 // Prices of 2026-08-20 (see catalog-fixtures.ts).
@@ -19,30 +20,30 @@ const ALIAS: ListingFacts = { id: '~openai/gpt-latest', aliasTarget: 'openai/gpt
 
 describe('snapshotCommit', () => {
   it('records every listed price on the first snapshot, then only the prices that moved', () => {
-    const first = snapshotCommit(null, snapshot(0, [FLASH, GPT, ALIAS]), poll(T0));
+    const first = snapshotCommit(null, at(0, [FLASH, GPT, ALIAS]), poll(T0));
     expect(first.commit.prices.map((point) => [point.id, point.inputPrice, point.outputPrice])).toEqual([
       ['deepseek/deepseek-v4-flash', 0.0826, 0.1652],
       ['openai/gpt-4o', 2.5, 10],
     ]);
-    const second = snapshotCommit(first.state, snapshot(6, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 6 * 3600));
+    const second = snapshotCommit(first.state, at(6, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 6 * 3600));
     expect(second.commit.prices).toEqual([
       { id: 'deepseek/deepseek-v4-flash', inputPrice: 0.07, outputPrice: 0.1652, observedAt: T0 + 6 * 3600 },
     ]);
     expect(second.commit.events.map((event) => event.eventType)).toEqual(['price_change']);
-    const quiet = snapshotCommit(second.state, snapshot(12, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 12 * 3600));
+    const quiet = snapshotCommit(second.state, at(12, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 12 * 3600));
     expect([quiet.commit.events, quiet.commit.prices]).toEqual([[], []]);
   });
 
   it('does not announce the recent models again when a record that did not fit starts over', () => {
     const recent = { ...GPT, created: T0 - DAY };
-    expect(snapshotCommit(null, snapshot(0, [recent]), poll(T0)).commit.events).toHaveLength(1);
-    expect(snapshotCommit(null, snapshot(0, [recent]), poll(T0), false).commit.events).toEqual([]);
+    expect(snapshotCommit(null, at(0, [recent]), poll(T0)).commit.events).toHaveLength(1);
+    expect(snapshotCommit(null, at(0, [recent]), poll(T0), false).commit.events).toEqual([]);
   });
 });
 
 describe('the recorded state', () => {
   it('survives JSON, and a record that does not fit is not trusted', () => {
-    const { state } = snapshotCommit(null, snapshot(0, [FLASH, GPT, ALIAS]), poll(T0));
+    const { state } = snapshotCommit(null, at(0, [FLASH, GPT, ALIAS]), poll(T0));
     const again = fromJson(JSON.parse(JSON.stringify(toJson(state)))) as RecordedState;
     expect(again).toEqual(state);
     expect(fromJson({ ...toJson(state), version: 2 })).toBeNull();
@@ -53,7 +54,7 @@ describe('the recorded state', () => {
 
 describe('buildCatalog', () => {
   it('lists models, not aliases, ranked by attention; an alias resolves to its target', () => {
-    const first = snapshotCommit(null, snapshot(0, [FLASH, GPT, ALIAS]), poll(T0));
+    const first = snapshotCommit(null, at(0, [FLASH, GPT, ALIAS]), poll(T0));
     const catalog = buildCatalog(first.state, [], T0);
     expect(catalog.models.map((model) => model.id).sort()).toEqual(['deepseek/deepseek-v4-flash', 'openai/gpt-4o']);
     expect(catalog.models.map((model) => model.attention.rank)).toEqual([1, 2]);
