@@ -1,0 +1,102 @@
+/**
+ * One refresh of a store at a time, across processes (a lock file, lock.ts) and within this one (a
+ * queue per lock path: lock.ts takes a lock naming this very process for stale, so two callers of
+ * one process must never both ask for it). A refresh holds it for one fetch of the origins, so a
+ * second caller waits rather than fetching the same answers again.
+ */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FileSystemError } from '../../errors.js';
+import { once } from '../../once.js';
+import { acquireLock, type Lock, LockedError } from '../../store/lock.js';
+import { STORE_SETTING, storeFault } from './store-faults.js';
+
+/** Asks again this often while another process holds the lock: its refresh takes seconds. */
+const POLL_MS = 25;
+
+export interface FetchLockOptions {
+  /** How long to wait for another holder before giving up, in ms. */
+  readonly waitMs: number;
+  /** Epoch ms, for the wait's deadline. */
+  readonly now: () => number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The lock paths held by the work running in the current async context. */
+const holding = once(() => new AsyncLocalStorage<ReadonlySet<string>>());
+/** Per lock path, the turn of its last caller in this process: settles when that caller is done. */
+const turns = new Map<string, Promise<void>>();
+
+/** Whether the code running now is inside `withFetchLock(path, …)`'s work. */
+export function holdsFetchLock(path: string): boolean {
+  return holding().getStore()?.has(path) ?? false;
+}
+
+/** Runs `work` holding the lock at `path`, after every earlier caller of this process is done. */
+export async function withFetchLock<T>(
+  path: string,
+  options: FetchLockOptions,
+  work: () => Promise<T>,
+): Promise<T> {
+  // Already held here: waiting for itself would never end.
+  if (holdsFetchLock(path)) return work();
+  const previous = turns.get(path) ?? Promise.resolve();
+  let done = () => {};
+  const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  turns.set(path, mine);
+  try {
+    await untilSettled(previous, options.signal);
+    const lock = await acquireWithin(path, options);
+    try {
+      const held = new Set(holding().getStore());
+      held.add(path);
+      return await holding().run(held, work);
+    } finally {
+      await lock.release().catch(() => {});
+    }
+  } finally {
+    // `done` is set once `previous` settled; until then `mine` waits for it anyway.
+    void previous.then(() => done());
+    if (turns.get(path) === mine) turns.delete(path);
+  }
+}
+
+function untilSettled(turn: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return turn;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    void turn.then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    });
+  });
+}
+
+async function acquireWithin(path: string, { waitMs, now, signal }: FetchLockOptions): Promise<Lock> {
+  const deadline = now() + waitMs;
+  for (;;) {
+    signal?.throwIfAborted();
+    try {
+      return await acquireLock(path);
+    } catch (error) {
+      if (!(error instanceof LockedError))
+        throw storeFault(error, "take the public store's fetch lock", path);
+      if (now() >= deadline) throw lockedTooLong(path, error, waitMs);
+    }
+    await sleep(POLL_MS, undefined, signal ? { signal } : {}).catch(() => signal?.throwIfAborted());
+  }
+}
+
+/** Busy (EBUSY, which callers may retry), naming the holder so the user knows what to stop. */
+function lockedTooLong(path: string, { holder }: LockedError, waitMs: number): FileSystemError {
+  const who = holder ? `process ${holder.pid} on ${holder.host}` : 'another process';
+  return new FileSystemError(
+    `take within ${Math.round(waitMs / 1000)} s (${who} holds it) the public store's fetch lock`,
+    path,
+    'EBUSY',
+    STORE_SETTING,
+  );
+}
