@@ -7,10 +7,10 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FileSystemError } from '../../errors.js';
+import { FileSystemError, StateFileError } from '../../errors.js';
 import { once } from '../../once.js';
 import { acquireLock, type Lock, LockedError } from '../../store/lock.js';
-import { STORE_SETTING, storeFault } from './store-faults.js';
+import { refusedFile, STORE_SETTING, storeFault } from './store-faults.js';
 
 /** Asks again this often while another process holds the lock: its refresh takes seconds. */
 const POLL_MS = 25;
@@ -82,8 +82,11 @@ async function acquireWithin(path: string, { waitMs, now, signal }: FetchLockOpt
     try {
       return await acquireLock(path);
     } catch (error) {
-      if (!(error instanceof LockedError))
+      // lock.ts words a lock it cannot read for the watcher: here, the same advice in the store's words.
+      if (error instanceof StateFileError) throw refusedFile(path, 'is not a lock file of this user');
+      if (!(error instanceof LockedError)) {
         throw storeFault(error, "take the public store's fetch lock", path);
+      }
       if (now() >= deadline) throw lockedTooLong(path, error, waitMs);
     }
     await sleep(POLL_MS, undefined, signal ? { signal } : {}).catch(() => signal?.throwIfAborted());

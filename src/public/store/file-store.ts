@@ -15,29 +15,32 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { FileSystemError } from '../../errors.js';
 import { nodeCrypto } from '../../lazy-node.js';
 import { ensureFolder, writeFileAtomic } from '../../store/atomic-file.js';
 import { removeLeftovers } from '../../store/leftovers.js';
 import { openRegular, readHead as readUpTo } from '../../store/open-regular.js';
 import { assignChangeTimes } from './change-times.js';
 import { holdsFetchLock, withFetchLock } from './fetch-lock.js';
-import { appendAt, MAX_LINE_BYTES, MAX_LOG_BYTES, openForAppend, readLines } from './jsonl-log.js';
+import { appendAt, MAX_LOG_BYTES, openForAppend, readLines } from './jsonl-log.js';
 import type { PublicStore, SnapshotCommit, StoredEvent, StoredPricePoint, StoreHead } from './store.js';
-import { refusedFile, storeFault } from './store-faults.js';
+import { refusedFile, STORE_SETTING, storeFault } from './store-faults.js';
 import {
+  checkHeadReadsBack,
   encodeFeedLine,
   encodeHead,
+  encodeLines,
   encodePollLine,
   encodePriceLine,
   type HeadFile,
   type LogLengths,
+  MAX_HEAD_BYTES,
   parseFeedLine,
   parseHead,
   parsePriceLine,
 } from './store-records.js';
+import { addEvents, addPrices, EMPTY_FEED, EMPTY_PRICES, type Feed, type Prices } from './store-views.js';
 
-/** The caller's state is ~200 KB today; a head past this was not written by us. */
-const MAX_HEAD_BYTES = 64 * 1024 * 1024;
 /**
  * A head file replaced within the same tick of a coarse clock (1 s on HFS+, 2 s on FAT) may show the
  * same inode, size and mtime as the one it replaced: a head younger than this is always read again.
@@ -58,6 +61,7 @@ export function openFileStore<S>(folder: string, options: FileStoreOptions = {})
 }
 
 type LogName = keyof LogLengths;
+const LOGS: readonly LogName[] = ['feed', 'prices', 'polls'];
 
 interface CachedHead {
   /** Inode, size and mtime of the file it was parsed from. */
@@ -74,17 +78,6 @@ interface LogView<T> {
   readonly offset: number;
   readonly value: T;
 }
-
-interface Feed {
-  readonly byId: ReadonlyMap<string, StoredEvent>;
-  readonly list: readonly StoredEvent[];
-  readonly lastChangeTime: number;
-}
-
-type Prices = ReadonlyMap<string, readonly StoredPricePoint[]>;
-
-const EMPTY_FEED: Feed = { byId: new Map(), list: [], lastChangeTime: 0 };
-const EMPTY_PRICES: Prices = new Map();
 
 class FileStore<S> implements PublicStore<S> {
   private readonly paths: Record<LogName | 'head' | 'lock', string>;
@@ -121,7 +114,7 @@ class FileStore<S> implements PublicStore<S> {
 
   async readPrices(signal?: AbortSignal): Promise<ReadonlyMap<string, readonly StoredPricePoint[]>> {
     const { file } = await this.loadHead(false, signal);
-    this.prices = await this.syncLog('prices', file, this.prices, signal, addPrices);
+    this.prices = await this.syncLog('prices', file, this.prices, EMPTY_PRICES, addPrices, signal);
     return this.prices.value;
   }
 
@@ -133,7 +126,9 @@ class FileStore<S> implements PublicStore<S> {
     if (!holdsFetchLock(this.paths.lock)) {
       throw new Error(`append to the public store in ${this.folder} outside its withFetchLock`);
     }
-    checkCommit(commit);
+    if (!Number.isSafeInteger(commit.takenAt) || commit.takenAt < 0) {
+      throw new Error(`a snapshot taken at ${commit.takenAt}, not a count of Unix seconds`);
+    }
     // Never the cached head: the lengths it commits are what the logs are cut back to.
     const { file: before } = await this.loadHead(true, signal);
     const feed = await this.syncFeed(before, signal);
@@ -144,10 +139,42 @@ class FileStore<S> implements PublicStore<S> {
       before?.lastChangeTime ?? 0,
     );
     const lines: Record<LogName, string> = {
-      feed: timed.stored.map(encodeFeedLine).join(''),
-      prices: commit.prices.map(encodePriceLine).join(''),
+      feed: encodeLines(timed.stored, encodeFeedLine, parseFeedLine, ({ event }) => `the event ${event.id}`),
+      prices: encodeLines(
+        commit.prices,
+        encodePriceLine,
+        parsePriceLine,
+        ({ id }) => `a price point of ${id}`,
+      ),
       polls: encodePollLine(commit.poll),
     };
+    const headAfter = (generation: string, lengths: LogLengths): HeadFile => ({
+      version: 1,
+      generation,
+      takenAt: commit.takenAt,
+      recordingSince: before?.recordingSince ?? commit.takenAt,
+      lastChangeTime: timed.lastChangeTime,
+      polls: (before?.polls ?? 0) + 1,
+      lastPoll: commit.poll,
+      lengths,
+      state: commit.state,
+    });
+    let generation = before?.generation ?? nodeCrypto().randomUUID();
+    const lengths = { feed: 0, prices: 0, polls: 0, ...before?.lengths };
+    // The head as it will be, lengths give or take a byte: one that would not read back (a state
+    // of undefined, a time in ms) would make the next append start the store over.
+    const grown = (name: LogName) => lengths[name] + Buffer.byteLength(lines[name]) + 1;
+    for (const name of LOGS) {
+      if (grown(name) > MAX_LOG_BYTES) {
+        const action = `append to the public store's log past its bound of ${MAX_LOG_BYTES} bytes`;
+        throw new FileSystemError(action, this.paths[name], 'EFBIG', STORE_SETTING);
+      }
+    }
+    checkHeadReadsBack(
+      encodeHead(
+        headAfter(generation, { feed: grown('feed'), prices: grown('prices'), polls: grown('polls') }),
+      ),
+    );
     await ensureFolder(this.folder).catch((error) => {
       throw storeFault(error, "make the public store's folder", this.folder);
     });
@@ -158,9 +185,7 @@ class FileStore<S> implements PublicStore<S> {
       await removeLeftovers(this.paths.head);
       await removeLeftovers(join(this.folder, 'fetch'));
     }
-    let generation = before?.generation ?? nodeCrypto().randomUUID();
-    const lengths = { feed: 0, prices: 0, polls: 0, ...before?.lengths };
-    for (const name of ['feed', 'prices', 'polls'] as const) {
+    for (const name of LOGS) {
       if (lines[name] === '') continue;
       signal?.throwIfAborted();
       const written = await this.appendToLog(name, lengths[name], lines[name]);
@@ -168,21 +193,8 @@ class FileStore<S> implements PublicStore<S> {
       // Cut by hand: what readers hold of it may no longer be there.
       if (written.damaged) generation = nodeCrypto().randomUUID();
     }
-    const file: HeadFile = {
-      version: 1,
-      generation,
-      takenAt: commit.takenAt,
-      recordingSince: before?.recordingSince ?? commit.takenAt,
-      lastChangeTime: timed.lastChangeTime,
-      polls: (before?.polls ?? 0) + 1,
-      lastPoll: commit.poll,
-      lengths,
-      state: commit.state,
-    };
+    const file = headAfter(generation, lengths);
     const text = encodeHead(file);
-    if (Buffer.byteLength(text) > MAX_HEAD_BYTES) {
-      throw new Error(`the public store's state is over ${MAX_HEAD_BYTES} bytes: it could not be read back`);
-    }
     await writeFileAtomic(this.paths.head, text, { checkpoint: () => signal?.throwIfAborted() }).catch(
       (error) => {
         throw storeFault(error, "write the public store's head", this.paths.head);
@@ -197,9 +209,6 @@ class FileStore<S> implements PublicStore<S> {
       const opened = await openForAppend(path);
       if (opened.kind === 'refused') throw refusedFile(path, opened.reason);
       try {
-        if (length + Buffer.byteLength(lines) + 1 > MAX_LOG_BYTES) {
-          throw Object.assign(new Error(`${path} would pass ${MAX_LOG_BYTES} bytes`), { code: 'EFBIG' });
-        }
         return await appendAt(opened.file, opened.size, length, lines);
       } finally {
         await opened.file.close();
@@ -252,7 +261,7 @@ class FileStore<S> implements PublicStore<S> {
   }
 
   private async syncFeed(head: HeadFile | null, signal?: AbortSignal): Promise<Feed> {
-    this.feed = await this.syncLog('feed', head, this.feed, signal, addEvents);
+    this.feed = await this.syncLog('feed', head, this.feed, EMPTY_FEED, addEvents, signal);
     return this.feed.value;
   }
 
@@ -264,16 +273,16 @@ class FileStore<S> implements PublicStore<S> {
     name: LogName,
     head: HeadFile | null,
     view: LogView<T>,
-    signal: AbortSignal | undefined,
+    empty: T,
     add: (value: T, lines: readonly string[], skip: () => void) => T,
+    signal: AbortSignal | undefined,
   ): Promise<LogView<T>> {
-    const empty = name === 'feed' ? EMPTY_FEED : EMPTY_PRICES;
-    if (!head) return { generation: '', offset: 0, value: empty as T };
+    if (!head) return { generation: '', offset: 0, value: empty };
     const length = head.lengths[name];
     const current =
       view.generation === head.generation && view.offset <= length
         ? view
-        : { generation: head.generation, offset: 0, value: empty as T };
+        : { generation: head.generation, offset: 0, value: empty };
     if (current.offset === length) return current;
     const path = this.paths[name];
     try {
@@ -305,60 +314,4 @@ class FileStore<S> implements PublicStore<S> {
 function toStoreHead(file: HeadFile): StoreHead<unknown> {
   const { takenAt, recordingSince, lastChangeTime, lastPoll, polls, state } = file;
   return { takenAt, recordingSince, lastChangeTime, lastPoll, polls, state };
-}
-
-/** The feed with `lines` after it: a republished id leaves its old place for its new one. */
-function addEvents(feed: Feed, lines: readonly string[], skip: () => void): Feed {
-  if (lines.length === 0) return feed;
-  const byId = new Map(feed.byId);
-  let last = feed.lastChangeTime;
-  for (const line of lines) {
-    const stored = parseFeedLine(line);
-    // Change times only grow: a line that does not is not one this store wrote.
-    if (!stored || stored.changeTime <= last) {
-      skip();
-      continue;
-    }
-    last = stored.changeTime;
-    byId.delete(stored.event.id);
-    byId.set(stored.event.id, stored);
-  }
-  // A Map iterates in insertion order, which is change-time order.
-  return { byId, list: [...byId.values()], lastChangeTime: last };
-}
-
-/** The price points with `lines` after them; a new map, so one handed out earlier stays as it was. */
-function addPrices(prices: Prices, lines: readonly string[], skip: () => void): Prices {
-  if (lines.length === 0) return prices;
-  const next = new Map<string, StoredPricePoint[]>();
-  for (const line of lines) {
-    const point = parsePriceLine(line);
-    const points = point && (next.get(point.id) ?? [...(prices.get(point.id) ?? [])]);
-    const previous = points?.at(-1);
-    if (!point || !points || (previous && previous.observedAt > point.observedAt)) {
-      skip();
-      continue;
-    }
-    points.push(point);
-    next.set(point.id, points);
-  }
-  return new Map([...prices, ...next]);
-}
-
-/** What the caller hands in is ours to check: a bad value here would be written for good. */
-function checkCommit({ takenAt, events, prices, poll }: SnapshotCommit<unknown>): void {
-  const fault = (what: string) => new Error(`a snapshot commit with ${what}`);
-  if (!Number.isSafeInteger(takenAt) || takenAt < 0) throw fault(`takenAt ${takenAt}`);
-  if (!Number.isSafeInteger(poll.takenAt) || poll.takenAt < 0) throw fault(`poll.takenAt ${poll.takenAt}`);
-  for (const event of events) {
-    if (typeof event.id !== 'string' || event.id === '') throw fault('an event without an id');
-    if (Buffer.byteLength(encodeFeedLine({ changeTime: 0, event })) > MAX_LINE_BYTES) {
-      throw fault(`the event ${event.id} over ${MAX_LINE_BYTES} bytes`);
-    }
-  }
-  for (const point of prices) {
-    if (!Number.isSafeInteger(point.observedAt) || point.observedAt < 0) {
-      throw fault(`a price point of ${point.id} at ${point.observedAt}`);
-    }
-  }
 }

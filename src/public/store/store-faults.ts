@@ -22,7 +22,7 @@ export function storeFault(error: unknown, action: string, path: string): unknow
  */
 export function refusedFile(path: string, reason: string): FileSystemError {
   return new FileSystemError(
-    `use the public store's file, which ${reason} where only a regular file of this user's will do:`,
+    `use the public store's file, which ${reason} (only a regular file of this user's will do: move it away),`,
     path,
     'EFTYPE',
     STORE_SETTING,

@@ -7,9 +7,11 @@
 import * as z from 'zod';
 import { apiSchemas } from '../../api/schemas.js';
 import { once } from '../../once.js';
-import { MAX_LOG_BYTES } from './jsonl-log.js';
+import { MAX_LINE_BYTES, MAX_LOG_BYTES } from './jsonl-log.js';
 import type { PollRecord, StoredEvent, StoredPricePoint } from './store.js';
 
+/** The caller's state is ~200 KB today; a head past this was not written by us. */
+export const MAX_HEAD_BYTES = 64 * 1024 * 1024;
 /** The last second of year 9999: a later instant cannot be written as a date-time. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
 /** An origin's name or a reason it failed is a word or two; the head is bounded as a whole anyway. */
@@ -105,4 +107,32 @@ export function encodePriceLine(point: StoredPricePoint): string {
 
 export function encodePollLine(poll: PollRecord): string {
   return `${JSON.stringify({ takenAt: poll.takenAt, origins: poll.origins })}\n`;
+}
+
+/** Refuses, before anything is written, a head that the next read would find unreadable. */
+export function checkHeadReadsBack(text: string): void {
+  const parsed = Buffer.byteLength(text) > MAX_HEAD_BYTES ? `over ${MAX_HEAD_BYTES} bytes` : parseHead(text);
+  if (typeof parsed === 'string') {
+    throw new Error(`the public store cannot record this snapshot: its head would not read back (${parsed})`);
+  }
+}
+
+/**
+ * Each item's line, all of them: a line that would not read back (not the shape readers check,
+ * or over the line bound) is refused before anything is written, never recorded to be skipped.
+ */
+export function encodeLines<T>(
+  items: readonly T[],
+  encode: (item: T) => string,
+  readsBack: (line: string) => unknown,
+  name: (item: T) => string,
+): string {
+  const lines = items.map((item) => {
+    const line = encode(item);
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES || readsBack(line) === undefined) {
+      throw new Error(`the public store cannot record ${name(item)}: it would not read back`);
+    }
+    return line;
+  });
+  return lines.join('');
 }

@@ -310,6 +310,45 @@ describe('the files store: files it did not write', () => {
   });
 });
 
+describe('the files store: what it refuses to record', () => {
+  it('refuses, before writing anything, a commit whose lines or head would not read back', async () => {
+    const { folder, store } = newStore();
+    await appendAll(store, commit(T0, [event('a', T0)]));
+    const files = () =>
+      ['head.json', 'feed.jsonl', 'polls.jsonl'].map((name) => readFileSync(join(folder, name)));
+    const before = files();
+    const { title: _, ...untitled } = event('b', T0 + 60);
+    const refused: [ReturnType<typeof commit>, RegExp][] = [
+      [
+        commit(T0 + 60, [untitled as ReturnType<typeof event>]),
+        /cannot record the event b: it would not read back/,
+      ],
+      [commit(T0 + 60, [{ ...event('c', T0), summary: 'x'.repeat(1024 * 1024) }]), /the event c/],
+      [commit(T0 + 60, [], [price('', T0 + 60)]), /a price point of /],
+      [
+        { ...commit(T0 + 60), state: undefined as unknown as TestState },
+        /its head would not read back \(.*\(state\)\)/,
+      ],
+      [commit((T0 + 60) * 1000), /head would not read back \(.*\(takenAt\)\)/],
+      [commit(T0 + 0.5), /not a count of Unix seconds/],
+    ];
+    for (const [one, reason] of refused) await expect(appendAll(store, one)).rejects.toThrow(reason);
+    expect(files()).toEqual(before);
+    expect(await store.readHead()).toMatchObject({ polls: 1 });
+  });
+
+  it('refuses a fetch lock that is not a lock file of this user, naming it', async () => {
+    const { folder, store } = newStore();
+    await appendAll(store, commit(T0));
+    execFileSync('mkfifo', [join(folder, 'fetch.lock')]);
+    await expect(store.withFetchLock(async () => 'ran')).rejects.toMatchObject({
+      name: 'FileSystemError',
+      code: 'EFTYPE',
+      path: join(folder, 'fetch.lock'),
+    });
+  });
+});
+
 describe('the files store: growth', () => {
   it('grows by under 300 bytes a poll that changed nothing: 1,000 of them under 300 KB', async () => {
     const { folder, store } = newStore();
