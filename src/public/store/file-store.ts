@@ -249,10 +249,12 @@ class FileStore<S> implements PublicStore<S> {
   }
 
   private async readHeadFile(handle: FileHandle, size: number): Promise<HeadFile | null> {
+    // Up to its size, not to the bound: the buffer is allocated whole. A head is replaced, never
+    // grown in place: bytes past its size when opened are none of ours.
     const parsed =
       size > MAX_HEAD_BYTES
         ? `over ${MAX_HEAD_BYTES} bytes`
-        : parseHead((await readUpTo(handle, MAX_HEAD_BYTES)).toString('utf8'));
+        : parseHead((await readUpTo(handle, size)).subarray(0, size).toString('utf8'));
     if (typeof parsed !== 'string') return parsed;
     this.options.onNote?.(
       `public store: ${this.paths.head} is unreadable (${parsed}); the next refresh starts over`,
