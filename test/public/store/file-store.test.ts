@@ -164,6 +164,31 @@ describe('the files store: reads', () => {
     expect(times(await store.readFeed())).toEqual([['c', T0 + 120]]);
   });
 
+  it('reads a log longer than one part of a read whole, lines across parts included', async () => {
+    const { folder, store } = newStore();
+    // 12 lines of ~450 KB: past the 4 MiB read part, with lines that straddle its edge.
+    const long = (id: string) => ({ ...event(id, T0), summary: `${id} `.repeat(150_000) });
+    const ids = Array.from({ length: 12 }, (_, index) => `e${index}`);
+    await appendAll(store, commit(T0, ids.map(long)));
+    expect(statSync(join(folder, 'feed.jsonl')).size).toBeGreaterThan(5 * 1024 * 1024);
+    const feed = await openFileStore(folder).readFeed();
+    expect(feed.map((stored) => stored.event)).toEqual(ids.map(long));
+
+    // A 5 MiB line, never held whole, is skipped; the line after it is read.
+    const feedPath = join(folder, 'feed.jsonl');
+    appendFileSync(
+      feedPath,
+      `${'x'.repeat(5 * 1024 * 1024)}\n${JSON.stringify({ t: T0 + 99, e: event('after', T0) })}\n`,
+    );
+    const head = headFile(folder);
+    head.lengths.feed = statSync(feedPath).size;
+    writeFileSync(join(folder, 'head.json'), JSON.stringify(head));
+    const notes: string[] = [];
+    const again = await openFileStore(folder, { onNote: (note) => notes.push(note) }).readFeed();
+    expect(again.map((stored) => stored.event.id)).toEqual([...ids, 'after']);
+    expect(notes).toEqual([`public store: skipped 1 unreadable lines of ${feedPath}`]);
+  });
+
   it('hands out price maps that stay as they were when more points come', async () => {
     const { store } = newStore();
     await appendAll(store, commit(T0, [], [price('m', T0, 1)]));
