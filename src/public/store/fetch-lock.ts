@@ -33,7 +33,10 @@ export function holdsFetchLock(path: string): boolean {
   return holding().getStore()?.has(path) ?? false;
 }
 
-/** Runs `work` holding the lock at `path`, after every earlier caller of this process is done. */
+/**
+ * Runs `work` holding the lock at `path`, after every earlier caller of this process is done. The
+ * whole wait, for callers of this process and for other processes, is bounded by `waitMs`.
+ */
 export async function withFetchLock<T>(
   path: string,
   options: FetchLockOptions,
@@ -41,13 +44,14 @@ export async function withFetchLock<T>(
 ): Promise<T> {
   // Already held here: waiting for itself would never end.
   if (holdsFetchLock(path)) return work();
+  const deadline = options.now() + options.waitMs;
   const previous = turns.get(path) ?? Promise.resolve();
   let done = () => {};
   const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
   turns.set(path, mine);
   try {
-    await untilSettled(previous, options.signal);
-    const lock = await acquireWithin(path, options);
+    await untilSettled(previous, path, deadline, options);
+    const lock = await acquireBy(path, deadline, options);
     try {
       const held = new Set(holding().getStore());
       held.add(path);
@@ -62,21 +66,33 @@ export async function withFetchLock<T>(
   }
 }
 
-function untilSettled(turn: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return turn;
-  signal.throwIfAborted();
+/** Waits for the turn of the caller before, unless the signal aborts or the deadline passes first. */
+function untilSettled(
+  turn: Promise<void>,
+  path: string,
+  deadline: number,
+  { waitMs, now, signal }: FetchLockOptions,
+): Promise<void> {
+  signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    void turn.then(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    });
+    const finish = (settle: () => void) => () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
+      settle();
+    };
+    const stop = finish(() => reject(signal?.reason));
+    const late = finish(() => reject(lockedTooLong(path, 'another refresh of this process', waitMs)));
+    const timer = setTimeout(late, Math.max(0, deadline - now()));
+    signal?.addEventListener('abort', stop, { once: true });
+    void turn.then(finish(resolve));
   });
 }
 
-async function acquireWithin(path: string, { waitMs, now, signal }: FetchLockOptions): Promise<Lock> {
-  const deadline = now() + waitMs;
+async function acquireBy(
+  path: string,
+  deadline: number,
+  { waitMs, now, signal }: FetchLockOptions,
+): Promise<Lock> {
   for (;;) {
     signal?.throwIfAborted();
     try {
@@ -87,17 +103,23 @@ async function acquireWithin(path: string, { waitMs, now, signal }: FetchLockOpt
       if (!(error instanceof LockedError)) {
         throw storeFault(error, "take the public store's fetch lock", path);
       }
-      if (now() >= deadline) throw lockedTooLong(path, error, waitMs);
+      if (now() >= deadline) {
+        const { holder } = error;
+        throw lockedTooLong(
+          path,
+          holder ? `process ${holder.pid} on ${holder.host}` : 'another process',
+          waitMs,
+        );
+      }
     }
     await sleep(POLL_MS, undefined, signal ? { signal } : {}).catch(() => signal?.throwIfAborted());
   }
 }
 
 /** Busy (EBUSY, which callers may retry), naming the holder so the user knows what to stop. */
-function lockedTooLong(path: string, { holder }: LockedError, waitMs: number): FileSystemError {
-  const who = holder ? `process ${holder.pid} on ${holder.host}` : 'another process';
+function lockedTooLong(path: string, holder: string, waitMs: number): FileSystemError {
   return new FileSystemError(
-    `take within ${Math.round(waitMs / 1000)} s (${who} holds it) the public store's fetch lock`,
+    `take within ${Math.round(waitMs / 1000)} s (${holder} holds it) the public store's fetch lock`,
     path,
     'EBUSY',
     STORE_SETTING,

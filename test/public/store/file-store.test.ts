@@ -439,6 +439,28 @@ describe('the files store: the fetch lock', () => {
     expect(await third).toBe('third');
   });
 
+  it('bounds the wait behind a caller of this process by lockWaitMs too', async () => {
+    const { folder, store } = newStore({ lockWaitMs: 100 });
+    let release = () => {};
+    let first: Promise<void> = Promise.resolve();
+    await new Promise<void>((started) => {
+      first = store.withFetchLock(() => {
+        started();
+        return new Promise<void>((resolve) => (release = resolve));
+      });
+    });
+    const failure = await store.withFetchLock(async () => 'ran').catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      name: 'FileSystemError',
+      code: 'EBUSY',
+      path: join(folder, 'fetch.lock'),
+    });
+    expect((failure as FileSystemError).action).toContain('another refresh of this process holds it');
+    release();
+    await first;
+    expect(await store.withFetchLock(async () => 'ran')).toBe('ran');
+  });
+
   it('gives up after lockWaitMs, naming the process that holds the lock', async () => {
     const { folder, store } = newStore({ lockWaitMs: 100 });
     await appendAll(store, commit(T0));
