@@ -10,7 +10,8 @@
  * `append` must run inside `withFetchLock`. Within this process that is checked; another process
  * appending without the lock cannot be seen cheaply, and would lose one of the two appends.
  * A head that cannot be read (garbage, another version) reads as no head, and the next append
- * starts the store over: the logs then count from nothing, their old lines unread.
+ * starts the store over: the logs then count from nothing, their old lines unread, and change
+ * times go on after that append's snapshot time.
  */
 
 import type { FileHandle } from 'node:fs/promises';
@@ -64,7 +65,7 @@ type LogName = keyof LogLengths;
 const LOGS: readonly LogName[] = ['feed', 'prices', 'polls'];
 
 interface CachedHead {
-  /** Inode, size and mtime of the file it was parsed from. */
+  /** Inode, size and mtime of the file it was parsed from; empty when there is none. */
   readonly key: string;
   /** Old enough that a replacement would show another key. */
   readonly settled: boolean;
@@ -130,13 +131,16 @@ class FileStore<S> implements PublicStore<S> {
       throw new Error(`a snapshot taken at ${commit.takenAt}, not a count of Unix seconds`);
     }
     // Never the cached head: the lengths it commits are what the logs are cut back to.
-    const { file: before } = await this.loadHead(true, signal);
+    const { file: before, key } = await this.loadHead(true, signal);
     const feed = await this.syncFeed(before, signal);
+    // Starting over after an unreadable head, the change times given before are lost: those after
+    // begin past this snapshot, so a follower's cursor from the old store does not skip them.
+    const startingOver = before === null && key !== '';
     const timed = assignChangeTimes(
       commit.events,
       (id) => feed.byId.has(id),
       commit.takenAt,
-      before?.lastChangeTime ?? 0,
+      before?.lastChangeTime ?? (startingOver ? commit.takenAt : 0),
     );
     const lines: Record<LogName, string> = {
       feed: encodeLines(timed.stored, encodeFeedLine, parseFeedLine, ({ event }) => `the event ${event.id}`),
