@@ -42,10 +42,14 @@ beforeAll(async () => {
 });
 afterAll(() => origin.close());
 
+/** The catalog from the stub, the other origins off unless `extra` points them at it too. */
 function publicEnv(stateHome: string, extra: Record<string, string> = {}) {
   return scrubbedEnv({
     MODEL_FEED_SOURCE: 'public',
     MODEL_FEED_OPENROUTER_URL: origin.url,
+    MODEL_FEED_MODELS_DEV_URL: 'off',
+    MODEL_FEED_HUGGINGFACE_URL: 'off',
+    MODEL_FEED_DEPRECATIONS_URL: 'off',
     XDG_STATE_HOME: stateHome,
     ...extra,
   });
@@ -71,7 +75,15 @@ describe('--source public', () => {
         outputPerMillion: 10,
       });
       const dataSource = structured(search).dataSource as Record<string, unknown>;
-      expect(dataSource).toMatchObject({ kind: 'public', origins: [{ name: 'openrouter', url: origin.url, status: 'ok' }] });
+      expect(dataSource).toMatchObject({
+        kind: 'public',
+        origins: [
+          { name: 'openrouter', url: origin.url, status: 'ok' },
+          { name: 'models.dev', url: null, status: 'off' },
+          { name: 'huggingface', url: null, status: 'off' },
+          { name: 'modeldeprecations.dev', url: null, status: 'off' },
+        ],
+      });
       expect(Date.parse(String(dataSource.snapshotAt)) / 1000).toBeGreaterThanOrEqual(now - 1);
 
       const changes = await session.call('list_model_changes', { since: 0 });
@@ -155,9 +167,9 @@ describe('--source public', () => {
     origin.fail(503);
     const stale = await run(['call', 'search_models', '--vendor', 'qwen', '--json'], env);
     expect(stale.code, stale.stderr).toBe(0);
-    const body = JSON.parse(stale.stdout) as { structuredContent: Record<string, unknown> };
-    expect((body.structuredContent.items as { id: string }[]).map((item) => item.id)).toEqual(['qwen/qwen3-coder']);
-    expect(body.structuredContent.dataSource).toMatchObject({
+    const body = JSON.parse(stale.stdout) as Record<string, unknown>;
+    expect((body.items as { id: string }[]).map((item) => item.id)).toEqual(['qwen/qwen3-coder']);
+    expect(body.dataSource).toMatchObject({
       kind: 'public',
       stale: { reason: expect.stringContaining('503') },
     });

@@ -1,7 +1,8 @@
 /**
- * A public origin standing in for the aggregator's catalog on a loopback port: it serves whatever
- * the test sets (an answer, pages, a status) and records every request, so a test checks both what
- * the runner answered and what it asked.
+ * The public origins standing in on a loopback port, each under a path of its own (the catalog at
+ * `/api/v1`, models.dev at `/models-dev`, …): it serves whatever the test sets (an answer, pages, a
+ * status) and records every request, so a test checks both what the runner answered and what it
+ * asked.
  */
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -15,8 +16,10 @@ export interface OriginRequest {
 export interface StubOrigin {
   /** e.g. http://127.0.0.1:41234/api/v1: what MODEL_FEED_OPENROUTER_URL is set to. */
   readonly url: string;
+  /** The server's root, e.g. http://127.0.0.1:41234: other origins live below it. */
+  readonly root: string;
   readonly requests: OriginRequest[];
-  /** Answers `GET {path}?{query}` (path below /api/v1, with its query) with JSON `body`. */
+  /** Answers `GET {path}?{query}` (below /api/v1, or from the root when it starts with `//`) with JSON `body`. */
   serve(pathAndQuery: string, body: unknown): void;
   /** Every request answers this status with a small text body until `serve` is called again. */
   fail(status: number): void;
@@ -29,7 +32,8 @@ export async function startStubOrigin(): Promise<StubOrigin> {
   const requests: OriginRequest[] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ path: req.url ?? '', headers: req.headers });
-    const key = (req.url ?? '').replace(/^\/api\/v1/, '');
+    const path = req.url ?? '';
+    const key = path.startsWith('/api/v1/') ? path.slice('/api/v1'.length) : `/${path}`;
     if (failure !== undefined) {
       res.writeHead(failure, { 'content-type': 'text/plain' }).end('unavailable');
       return;
@@ -44,6 +48,7 @@ export async function startStubOrigin(): Promise<StubOrigin> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/api/v1`,
+    root: `http://127.0.0.1:${port}`,
     requests,
     serve(pathAndQuery, body) {
       failure = undefined;
