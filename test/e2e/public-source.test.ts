@@ -9,7 +9,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, type ListingFacts, listing } from '../public/catalog-fixtures.js';
+import { answer, T0, type ListingFacts, listing } from '../public/catalog-fixtures.js';
+import { deprecationRecord, deprecationsAnswer, modelsDevAnswer, o3Record, repo } from '../public/origin-fixtures.js';
 import { type StubOrigin, startStubOrigin } from '../support/stub-origin.js';
 import { tempFolder } from '../support/temp.js';
 import { connectCli, resultText, run, scrubbedEnv } from './harness.js';
@@ -190,6 +191,44 @@ describe('--source public', () => {
     expect(origin.requests.length - before).toBe(1);
     expect(two.stdout).toContain('moonshotai/kimi-k3');
     expect(readdirSync(join(stateHome, 'model-feed-mcp', 'public'))).toHaveLength(1);
+  });
+
+  it('draws on every origin: an official deprecation, an upload by the vendor, open weights', async () => {
+    const stateHome = tempFolder('mf-public-state-');
+    const withO3 = [...CATALOG, { id: 'openai/o3', name: 'OpenAI: o3', created: now - 300 * DAY }];
+    origin.serve('/models', catalogAnswer(withO3));
+    origin.serve('//models-dev/api.json', modelsDevAnswer({ openrouter: [{ id: 'moonshotai/kimi-k3', open: true }] }));
+    origin.serve('//deprecations/api/v1/models.json', deprecationsAnswer([deprecationRecord(o3Record)]));
+    // An upload by the organisation the catalog links Qwen3 Coder to, three days ago.
+    // The fixture counts days before T0; three days before now is that many more.
+    const createdDaysAgo = (T0 - now) / DAY + 3;
+    origin.serve('//hf/api/models?author=Qwen&sort=createdAt&direction=-1&limit=50', [
+      repo({ id: 'Qwen/Qwen3.9-32B', createdDaysAgo, likes: 40 }),
+    ]);
+    const env = publicEnv(stateHome, {
+      MODEL_FEED_MODELS_DEV_URL: `${origin.root}/models-dev`,
+      MODEL_FEED_HUGGINGFACE_URL: `${origin.root}/hf`,
+      MODEL_FEED_DEPRECATIONS_URL: `${origin.root}/deprecations`,
+    });
+    const changes = await run(['call', 'list_model_changes', '--since', '0', '--json'], env);
+    expect(changes.code, changes.stderr).toBe(0);
+    const items = (JSON.parse(changes.stdout) as { items: Record<string, unknown>[] }).items;
+    expect(items.map((event) => [event.eventType, event.verificationStatus])).toEqual(
+      expect.arrayContaining([
+        ['new_model', 'pending'],
+        ['deprecation', 'official'],
+        ['open_source_surge', 'official'],
+      ]),
+    );
+    const o3 = items.find((event) => event.eventType === 'deprecation');
+    expect(o3).toMatchObject({ sourceUrl: 'https://developers.openai.com/api/docs/deprecations', catalogId: 'openai/o3' });
+
+    const kimi = await run(['call', 'get_model', 'moonshotai/kimi-k3', '--json'], env);
+    expect(JSON.parse(kimi.stdout)).toMatchObject({ model: { type: 'open_source' } });
+    const sources = (JSON.parse(kimi.stdout) as { dataSource: { origins: { status: string }[] } }).dataSource;
+    expect(sources.origins.map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    const asked = origin.requests.map((request) => request.path);
+    expect(asked).toEqual(expect.arrayContaining(['/models-dev/api.json', '/deprecations/api/v1/models.json']));
   });
 
   it('refuses a plain http origin off this machine and --sandbox beside --source public', async () => {
