@@ -398,7 +398,7 @@ describe('flags where people type them (issue 22, items 7 and 8)', () => {
     expect(out.stdout).toBe('');
     expect(out.stderr).toBe(
       "error: unknown option '--model' for call get_model: --model is an argument of call list_model_changes (Vendor slug, e.g. openai). Did you mean --id?\n" +
-        'call get_model takes --id and --json, and the settings --base-url, --timeout, --cache-ttl, --log-level, --log-format, --proxy, --no-disk-cache, --stale-max-age and --sandbox.\n' +
+        'call get_model takes --id and --json, and the settings --base-url, --timeout, --cache-ttl, --log-level, --log-format, --proxy, --no-disk-cache, --stale-max-age, --sandbox, --source and --refresh.\n' +
         '(run model-feed-mcp call get_model --help for usage)\n',
     );
   });

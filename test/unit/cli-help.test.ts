@@ -49,6 +49,8 @@ const SERVICE = [
   '--no-disk-cache',
   '--stale-max-age',
   '--sandbox',
+  '--source',
+  '--refresh',
 ];
 const ALL = [...SERVICE.slice(0, 5), '--watch-interval', ...SERVICE.slice(5)];
 const SETUP = ['--base-url', '--timeout', '--log-level', '--log-format', '--proxy'];
@@ -176,7 +178,7 @@ describe('a flag the command does not take is refused, naming the command and wh
     const out = await parse(['call', 'get_model', '--id', 'openai/gpt-4o', '--http', '8765']);
     expect(out.stderr.split('\n').slice(0, 2)).toEqual([
       "error: unknown option '--http' for call get_model: --http is an option of the server (model-feed-mcp).",
-      'call get_model takes --id and --json, and the settings --base-url, --timeout, --cache-ttl, --log-level, --log-format, --proxy, --no-disk-cache, --stale-max-age and --sandbox.',
+      'call get_model takes --id and --json, and the settings --base-url, --timeout, --cache-ttl, --log-level, --log-format, --proxy, --no-disk-cache, --stale-max-age, --sandbox, --source and --refresh.',
     ]);
     const before = await parse(['--host', '0.0.0.0', 'doctor']);
     expect(before.stderr.split('\n')[0]).toBe(
