@@ -94,7 +94,10 @@ const SETTING_OPTIONS: Readonly<Record<keyof ConfigFlags, () => Option>> = {
       `oldest cached catalog answer given while the service is down, 0 = never (env ${ENV.staleMaxAge}, default ${DEFAULTS.staleMaxAgeS})`,
     ),
   sandbox: () =>
-    new Option('--sandbox', 'answer from a built-in sandbox with sample data: no key, no network (= --source sample)'),
+    new Option(
+      '--sandbox',
+      'answer from a built-in sandbox with sample data: no key, no network (= --source sample)',
+    ),
   source: () =>
     new Option(
       '--source <kind>',

@@ -535,11 +535,7 @@ function diskCacheSetting(env: Env, secrets: Secrets): boolean {
 }
 
 /** `--source`, or `--sandbox` as its short form for `sample`; the two may not disagree. */
-function sourceSetting(
-  flags: ConfigFlags,
-  source: Source | undefined,
-  secrets: Secrets,
-): SourceKind {
+function sourceSetting(flags: ConfigFlags, source: Source | undefined, secrets: Secrets): SourceKind {
   const chosen = choiceSetting(source, DEFAULTS.source, SOURCES, ENV.source, '--source', secrets);
   if (flags.sandbox !== true) return chosen;
   if (source !== undefined && source.origin === '--source' && chosen !== 'sample') {
@@ -678,7 +674,11 @@ export function resolveConfig(
     '--stale-max-age',
     secrets,
   );
-  const source = sourceSetting(flags, from('source', pick(flags.source, '--source', env, ENV.source)), secrets);
+  const source = sourceSetting(
+    flags,
+    from('source', pick(flags.source, '--source', env, ENV.source)),
+    secrets,
+  );
   const sandbox = source === 'sample';
   const refreshS = integerSetting(
     from('refresh', pick(flags.refresh, '--refresh', env, ENV.refresh)),

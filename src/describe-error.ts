@@ -219,7 +219,8 @@ export function unavailableReason(error: unknown, subject = 'the service'): stri
   }
   if (error instanceof ServerError) return `${subject} answered HTTP ${error.status}`;
   if (error instanceof ApiError) return `${subject} answered HTTP ${error.status}`;
-  if (error instanceof UnexpectedResponseError) return `${subject} sent an unexpected answer: ${error.detail}`;
+  if (error instanceof UnexpectedResponseError)
+    return `${subject} sent an unexpected answer: ${error.detail}`;
   return `${subject} could not be asked`;
 }
 

@@ -1,9 +1,9 @@
 /** Turns a Config into a working API client: the wiring shared by serve, call and doctor. */
 
 import { createApiClient, type FeedApi, unavailableApi } from './api/client.js';
+import type { DataSource } from './api/data-source.js';
 import { MAX_CONCURRENT_REQUESTS } from './api/http.js';
 import { apiSchemas } from './api/schemas.js';
-import type { DataSource } from './api/data-source.js';
 import { type Config, ENV, PUBLIC_ORIGINS } from './config.js';
 import { unavailableReason } from './describe-error.js';
 import { ConfigError } from './errors.js';

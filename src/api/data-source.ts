@@ -6,7 +6,11 @@
 export interface DataSource {
   readonly kind: 'public' | 'sample';
   /** Each origin drawn on: its name, its address (null when off or built in), how its newest fetch went. */
-  readonly origins: readonly { readonly name: string; readonly url: string | null; readonly status: string }[];
+  readonly origins: readonly {
+    readonly name: string;
+    readonly url: string | null;
+    readonly status: string;
+  }[];
   /** ISO time of the newest snapshot (for the sample data, the day it describes); null before the first. */
   readonly snapshotAt: string | null;
   /** When this machine began to record (ISO); null before the first snapshot or for the sample data. */

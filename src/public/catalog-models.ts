@@ -81,11 +81,7 @@ export function buildCatalog(
   return { models, byId };
 }
 
-function toModel(
-  model: CatalogModel,
-  attention: Attention,
-  type: PublicModel['type'],
-): PublicModel {
+function toModel(model: CatalogModel, attention: Attention, type: PublicModel['type']): PublicModel {
   const fullName = model.name ?? model.id;
   // The aggregator names models "Vendor: Model"; the service's name is the model's own.
   const colon = fullName.indexOf(': ');

@@ -8,7 +8,11 @@
 import type { Query } from '../api/http.js';
 import type { JsonGetter } from './fetch-catalog.js';
 import { fetchCatalog } from './fetch-catalog.js';
-import { type HuggingFaceListings, parseHuggingFaceListings, planHuggingFaceRequests } from './huggingface.js';
+import {
+  type HuggingFaceListings,
+  parseHuggingFaceListings,
+  planHuggingFaceRequests,
+} from './huggingface.js';
 import { MODELS_DEV_PATH, type ModelsDevIndex, parseModelsDev } from './models-dev.js';
 import type { CatalogParse, CatalogSnapshot } from './openrouter-catalog.js';
 import { DEPRECATIONS_PATH, type DeprecationList, parseVendorDeprecations } from './vendor-deprecations.js';
@@ -52,7 +56,11 @@ export async function fetchOrigins(
   if (!catalog.ok) return { catalog, statuses };
 
   /** One origin's part: its parsed answer, or undefined and a status saying why not. */
-  async function part<T>(name: string, client: JsonGetter | undefined, read: (client: JsonGetter) => Promise<T | string>) {
+  async function part<T>(
+    name: string,
+    client: JsonGetter | undefined,
+    read: (client: JsonGetter) => Promise<T | string>,
+  ) {
     if (client === undefined) {
       statuses[name] = 'off';
       return undefined;

@@ -83,7 +83,8 @@ export function openPublicSource(options: PublicSourceOptions): PublicApi {
     huggingFace: client(origins.huggingFace),
     deprecations: client(origins.deprecations),
   };
-  const hostOf = (url: string | undefined, fallback: string) => (url === undefined ? fallback : new URL(url).host);
+  const hostOf = (url: string | undefined, fallback: string) =>
+    url === undefined ? fallback : new URL(url).host;
   const catalogHost = hostOf(origins.catalog, 'the catalog');
   const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, origins.catalog));
   const recorder = new Recorder({

@@ -11,10 +11,10 @@ import type { ChangeEvent, ChangesPage, ModelsPage, PriceHistory } from '../api/
 import { NotFoundError } from '../errors.js';
 import { filterCatalog } from '../service-rules/catalog-filter.js';
 import { queryFeed } from '../service-rules/feed-query.js';
-import { buildCatalog, type PublicCatalog } from './catalog-models.js';
 import { isoSeconds } from './catalog-events.js';
-import type { Recorded, Recorder } from './recorder.js';
+import { buildCatalog, type PublicCatalog } from './catalog-models.js';
 import type { RecordedStateJson } from './recorded-state.js';
+import type { Recorded, Recorder } from './recorder.js';
 import type { PublicStore, StoredEvent } from './store/store.js';
 
 /** The feed's default page, as the service's. */
@@ -38,8 +38,7 @@ export function createPublicApi({ recorder, store, origins, refreshS }: PublicAp
   async function read(signal: AbortSignal | undefined, notes: ReadNotes | undefined) {
     const recorded = await recorder.current(signal);
     if (recorded.stale !== undefined) notes?.onStale?.(recorded.stale);
-    const freshUntil =
-      recorded.stale === undefined ? (recorded.head.takenAt + refreshS) * 1000 : Date.now();
+    const freshUntil = recorded.stale === undefined ? (recorded.head.takenAt + refreshS) * 1000 : Date.now();
     notes?.onFreshUntil?.(freshUntil);
     const feed = await store.readFeed(signal);
     return { recorded, feed };
@@ -82,7 +81,13 @@ export function createPublicApi({ recorder, store, origins, refreshS }: PublicAp
         throw new NotFoundError(
           404,
           'not in the catalog',
-          { method: 'GET', path: `/models/${modelId}/history`, host: 'the public record', attempts: 0, proxy: undefined },
+          {
+            method: 'GET',
+            path: `/models/${modelId}/history`,
+            host: 'the public record',
+            attempts: 0,
+            proxy: undefined,
+          },
           undefined,
         );
       }
@@ -92,7 +97,11 @@ export function createPublicApi({ recorder, store, origins, refreshS }: PublicAp
         currency: 'USD',
         unit: 'per 1M tokens',
         since: recorded.head.recordingSince,
-        points: points.map(({ inputPrice, outputPrice, observedAt }) => ({ inputPrice, outputPrice, observedAt })),
+        points: points.map(({ inputPrice, outputPrice, observedAt }) => ({
+          inputPrice,
+          outputPrice,
+          observedAt,
+        })),
       };
     },
     rateLimit: undefined,

@@ -84,9 +84,7 @@ const OriginsJson = z.object({
 const FactsJson = z.object({
   type: z.enum(['open_source', 'commercial']).nullable(),
   releaseDate: nullableText,
-  popularity: z
-    .object({ downloads: count, likes: count })
-    .nullable(),
+  popularity: z.object({ downloads: count, likes: count }).nullable(),
 });
 
 const StateJson = z.object({

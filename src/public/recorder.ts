@@ -57,7 +57,12 @@ export class Recorder {
     const state = head === null ? null : this.stateOf(head);
     if (head !== null && state !== null && this.isFresh(head)) return this.remember({ head, state });
     const failure = this.failure;
-    if (head !== null && state !== null && failure !== undefined && this.now() - failure.at < this.retryAfterMs()) {
+    if (
+      head !== null &&
+      state !== null &&
+      failure !== undefined &&
+      this.now() - failure.at < this.retryAfterMs()
+    ) {
       return this.remember(this.staleAnswer(head, state, failure.reason));
     }
     this.inFlight ??= this.refresh(signal).finally(() => {

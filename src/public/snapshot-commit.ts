@@ -46,7 +46,13 @@ export function snapshotCommit(
     facts: mergedFacts(previous?.facts, catalogFacts(snapshot, fetched)),
   };
   return {
-    commit: { takenAt: snapshot.takenAt, state: toJson(state), events, prices: movedPrices(previous, snapshot), poll },
+    commit: {
+      takenAt: snapshot.takenAt,
+      state: toJson(state),
+      events,
+      prices: movedPrices(previous, snapshot),
+      poll,
+    },
     state,
   };
 }

@@ -9,8 +9,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, T0, type ListingFacts, listing } from '../public/catalog-fixtures.js';
-import { deprecationRecord, deprecationsAnswer, modelsDevAnswer, o3Record, repo } from '../public/origin-fixtures.js';
+import { answer, type ListingFacts, listing, T0 } from '../public/catalog-fixtures.js';
+import {
+  deprecationRecord,
+  deprecationsAnswer,
+  modelsDevAnswer,
+  o3Record,
+  repo,
+} from '../public/origin-fixtures.js';
 import { type StubOrigin, startStubOrigin } from '../support/stub-origin.js';
 import { tempFolder } from '../support/temp.js';
 import { connectCli, resultText, run, scrubbedEnv } from './harness.js';
@@ -20,8 +26,20 @@ const now = Math.floor(Date.now() / 1000);
 
 /** Registered long ago (baseline), and two weeks ago (a new model on the first look). */
 const CATALOG: ListingFacts[] = [
-  { id: 'openai/gpt-5', name: 'OpenAI: GPT-5', prompt: '0.00000125', completion: '0.00001', created: now - 200 * DAY },
-  { id: 'openai/gpt-5:free', name: 'OpenAI: GPT-5 (free)', prompt: '0', completion: '0', created: now - 200 * DAY },
+  {
+    id: 'openai/gpt-5',
+    name: 'OpenAI: GPT-5',
+    prompt: '0.00000125',
+    completion: '0.00001',
+    created: now - 200 * DAY,
+  },
+  {
+    id: 'openai/gpt-5:free',
+    name: 'OpenAI: GPT-5 (free)',
+    prompt: '0',
+    completion: '0',
+    created: now - 200 * DAY,
+  },
   {
     id: 'qwen/qwen3-coder',
     name: 'Qwen: Qwen3 Coder',
@@ -30,7 +48,13 @@ const CATALOG: ListingFacts[] = [
     created: now - 100 * DAY,
     hf: 'Qwen/Qwen3-Coder-480B-A35B-Instruct',
   },
-  { id: 'moonshotai/kimi-k3', name: 'MoonshotAI: Kimi K3', prompt: '0.0000006', completion: '0.0000025', created: now - 14 * DAY },
+  {
+    id: 'moonshotai/kimi-k3',
+    name: 'MoonshotAI: Kimi K3',
+    prompt: '0.0000006',
+    completion: '0.0000025',
+    created: now - 14 * DAY,
+  },
 ];
 
 function catalogAnswer(models: ListingFacts[]) {
@@ -88,9 +112,15 @@ describe('--source public', () => {
       expect(Date.parse(String(dataSource.snapshotAt)) / 1000).toBeGreaterThanOrEqual(now - 1);
 
       const changes = await session.call('list_model_changes', { since: 0 });
-      const events = structured(changes).items as { eventType: string; afterValue: string; verificationStatus: string }[];
+      const events = structured(changes).items as {
+        eventType: string;
+        afterValue: string;
+        verificationStatus: string;
+      }[];
       // The first look: the model registered within 30 days is new; the older ones are the baseline.
-      expect(events.map((event) => [event.eventType, event.afterValue])).toEqual([['new_model', 'moonshotai/kimi-k3']]);
+      expect(events.map((event) => [event.eventType, event.afterValue])).toEqual([
+        ['new_model', 'moonshotai/kimi-k3'],
+      ]);
       expect(events[0]?.verificationStatus).toBe('pending');
 
       const model = await session.call('get_model', { id: 'Qwen/Qwen3-Coder-480B-A35B-Instruct' });
@@ -124,10 +154,16 @@ describe('--source public', () => {
       expect(latest).toBeGreaterThan(0);
 
       // The price of GPT-5 moves, then a new model appears: each fetch is diffed with the one before.
-      const cheaper = CATALOG.map((model) => (model.id === 'openai/gpt-5' ? { ...model, prompt: '0.000001' } : model));
+      const cheaper = CATALOG.map((model) =>
+        model.id === 'openai/gpt-5' ? { ...model, prompt: '0.000001' } : model,
+      );
       origin.serve('/models', catalogAnswer(cheaper));
       const afterPrice = await session.call('list_model_changes', { since: latest });
-      const priceEvents = structured(afterPrice).items as { eventType: string; beforeValue: string; afterValue: string }[];
+      const priceEvents = structured(afterPrice).items as {
+        eventType: string;
+        beforeValue: string;
+        afterValue: string;
+      }[];
       expect(priceEvents).toMatchObject([
         {
           eventType: 'price_change',
@@ -141,11 +177,13 @@ describe('--source public', () => {
       const withNew = [...cheaper, { id: 'z-ai/glm-5', name: 'Z.AI: GLM 5', created: now - DAY }];
       origin.serve('/models', catalogAnswer(withNew));
       const afterNew = await session.call('list_model_changes', { since: latest2 });
-      expect((structured(afterNew).items as { afterValue: string }[]).map((event) => event.afterValue)).toEqual([
-        'z-ai/glm-5',
-      ]);
+      expect(
+        (structured(afterNew).items as { afterValue: string }[]).map((event) => event.afterValue),
+      ).toEqual(['z-ai/glm-5']);
       // Nothing twice: the same cursor again, after another fetch that changed nothing, is empty.
-      const again = await session.call('list_model_changes', { since: structured(afterNew).latest as number });
+      const again = await session.call('list_model_changes', {
+        since: structured(afterNew).latest as number,
+      });
       expect(structured(again).items).toEqual([]);
 
       const history = await session.call('get_model', { id: 'openai/gpt-5' });
@@ -197,7 +235,10 @@ describe('--source public', () => {
     const stateHome = tempFolder('mf-public-state-');
     const withO3 = [...CATALOG, { id: 'openai/o3', name: 'OpenAI: o3', created: now - 300 * DAY }];
     origin.serve('/models', catalogAnswer(withO3));
-    origin.serve('//models-dev/api.json', modelsDevAnswer({ openrouter: [{ id: 'moonshotai/kimi-k3', open: true }] }));
+    origin.serve(
+      '//models-dev/api.json',
+      modelsDevAnswer({ openrouter: [{ id: 'moonshotai/kimi-k3', open: true }] }),
+    );
     origin.serve('//deprecations/api/v1/models.json', deprecationsAnswer([deprecationRecord(o3Record)]));
     // An upload by the organisation the catalog links Qwen3 Coder to, three days ago.
     // The fixture counts days before T0; three days before now is that many more.
@@ -221,20 +262,28 @@ describe('--source public', () => {
       ]),
     );
     const o3 = items.find((event) => event.eventType === 'deprecation');
-    expect(o3).toMatchObject({ sourceUrl: 'https://developers.openai.com/api/docs/deprecations', catalogId: 'openai/o3' });
+    expect(o3).toMatchObject({
+      sourceUrl: 'https://developers.openai.com/api/docs/deprecations',
+      catalogId: 'openai/o3',
+    });
 
     const kimi = await run(['call', 'get_model', 'moonshotai/kimi-k3', '--json'], env);
     expect(JSON.parse(kimi.stdout)).toMatchObject({ model: { type: 'open_source' } });
     const sources = (JSON.parse(kimi.stdout) as { dataSource: { origins: { status: string }[] } }).dataSource;
     expect(sources.origins.map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
     const asked = origin.requests.map((request) => request.path);
-    expect(asked).toEqual(expect.arrayContaining(['/models-dev/api.json', '/deprecations/api/v1/models.json']));
+    expect(asked).toEqual(
+      expect.arrayContaining(['/models-dev/api.json', '/deprecations/api/v1/models.json']),
+    );
   });
 
   it('refuses a plain http origin off this machine and --sandbox beside --source public', async () => {
-    const badUrl = await run(['call', 'search_models'], publicEnv(tempFolder('mf-public-state-'), {
-      MODEL_FEED_OPENROUTER_URL: 'http://mirror.example.com/api/v1',
-    }));
+    const badUrl = await run(
+      ['call', 'search_models'],
+      publicEnv(tempFolder('mf-public-state-'), {
+        MODEL_FEED_OPENROUTER_URL: 'http://mirror.example.com/api/v1',
+      }),
+    );
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toContain('MODEL_FEED_OPENROUTER_URL must be an https:// URL');
     const both = await run(['call', 'search_models', '--sandbox', '--source', 'public'], scrubbedEnv());

@@ -14,8 +14,17 @@ const at = (hours: number, models: ListingFacts[]) => ({ catalog: snapshot(hours
 const poll = (takenAt: number) => ({ takenAt, origins: { openrouter: 'ok' } });
 
 // Prices of 2026-08-20 (see catalog-fixtures.ts).
-const FLASH: ListingFacts = { id: 'deepseek/deepseek-v4-flash', prompt: '0.0000000826', completion: '0.0000001652' };
-const GPT: ListingFacts = { id: 'openai/gpt-4o', name: 'OpenAI: GPT-4o', prompt: '0.0000025', completion: '0.00001' };
+const FLASH: ListingFacts = {
+  id: 'deepseek/deepseek-v4-flash',
+  prompt: '0.0000000826',
+  completion: '0.0000001652',
+};
+const GPT: ListingFacts = {
+  id: 'openai/gpt-4o',
+  name: 'OpenAI: GPT-4o',
+  prompt: '0.0000025',
+  completion: '0.00001',
+};
 const ALIAS: ListingFacts = { id: '~openai/gpt-latest', aliasTarget: 'openai/gpt-4o' };
 
 describe('snapshotCommit', () => {
@@ -25,12 +34,20 @@ describe('snapshotCommit', () => {
       ['deepseek/deepseek-v4-flash', 0.0826, 0.1652],
       ['openai/gpt-4o', 2.5, 10],
     ]);
-    const second = snapshotCommit(first.state, at(6, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 6 * 3600));
+    const second = snapshotCommit(
+      first.state,
+      at(6, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]),
+      poll(T0 + 6 * 3600),
+    );
     expect(second.commit.prices).toEqual([
       { id: 'deepseek/deepseek-v4-flash', inputPrice: 0.07, outputPrice: 0.1652, observedAt: T0 + 6 * 3600 },
     ]);
     expect(second.commit.events.map((event) => event.eventType)).toEqual(['price_change']);
-    const quiet = snapshotCommit(second.state, at(12, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]), poll(T0 + 12 * 3600));
+    const quiet = snapshotCommit(
+      second.state,
+      at(12, [{ ...FLASH, prompt: '0.00000007' }, GPT, ALIAS]),
+      poll(T0 + 12 * 3600),
+    );
     expect([quiet.commit.events, quiet.commit.prices]).toEqual([[], []]);
   });
 
@@ -56,7 +73,10 @@ describe('buildCatalog', () => {
   it('lists models, not aliases, ranked by attention; an alias resolves to its target', () => {
     const first = snapshotCommit(null, at(0, [FLASH, GPT, ALIAS]), poll(T0));
     const catalog = buildCatalog(first.state, [], T0);
-    expect(catalog.models.map((model) => model.id).sort()).toEqual(['deepseek/deepseek-v4-flash', 'openai/gpt-4o']);
+    expect(catalog.models.map((model) => model.id).sort()).toEqual([
+      'deepseek/deepseek-v4-flash',
+      'openai/gpt-4o',
+    ]);
     expect(catalog.models.map((model) => model.attention.rank)).toEqual([1, 2]);
     expect(catalog.byId.get('~openai/gpt-latest')?.id).toBe('openai/gpt-4o');
     expect(catalog.byId.get('openai/gpt-4o')).toMatchObject({
@@ -90,13 +110,18 @@ describe('the catalog pages', () => {
     const asked: string[] = [];
     const client = {
       getJson: async (path: string, query: Record<string, unknown>) => {
-        const key = Object.keys(query).length ? `${path}?${new URLSearchParams(query as Record<string, string>)}` : path;
+        const key = Object.keys(query).length
+          ? `${path}?${new URLSearchParams(query as Record<string, string>)}`
+          : path;
         asked.push(key);
         return { body: pages.get(key) ?? { data: [], links: { next: '/api/v1/models' } } };
       },
     };
     const parsed = await fetchCatalog(client, base, T0);
-    expect(parsed.ok && [...parsed.snapshot.models.keys()]).toEqual(['openai/gpt-4o', 'deepseek/deepseek-v4-flash']);
+    expect(parsed.ok && [...parsed.snapshot.models.keys()]).toEqual([
+      'openai/gpt-4o',
+      'deepseek/deepseek-v4-flash',
+    ]);
     pages.set('/models', { data: [], links: { next: '/api/v1/models' } });
     asked.length = 0;
     expect(await fetchCatalog(client, base, T0)).toEqual({
