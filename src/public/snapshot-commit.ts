@@ -5,6 +5,8 @@
  * id, and the state the next fetch is diffed with. Pure: the recorder fetches and writes.
  */
 
+import type { ChangeEvent } from '../api/schemas.js';
+import { isoSeconds } from './catalog-events.js';
 import { diffCatalog } from './diff.js';
 import { catalogFacts, type OriginFacts } from './enrich.js';
 import type { HuggingFaceListings } from './huggingface.js';
@@ -36,7 +38,9 @@ export function snapshotCommit(
 ): { commit: SnapshotCommit<RecordedStateJson>; state: RecordedState } {
   const snapshot = fetched.catalog;
   const diff = diffCatalog(previous?.feed ?? null, snapshot);
-  const catalogEvents = previous === null && !firstLook ? [] : diff.events;
+  const derived = previous === null && !firstLook ? [] : diff.events;
+  const catalogEvents =
+    previous === null ? derived : withUnwatchedTime(derived, previous.feed.takenAt, snapshot.takenAt);
   const origins = deriveOriginEvents(previous?.origins ?? null, fetched, catalogEvents, snapshot.takenAt);
   const events = mergeRunEvents(catalogEvents, origins.events);
   const state: RecordedState = {
@@ -55,6 +59,21 @@ export function snapshotCommit(
     },
     state,
   };
+}
+
+/** Past this, the time between two snapshots is said in the events the later one shows. */
+export const UNWATCHED_AFTER_S = 24 * 3600;
+
+/**
+ * A change found after a time nothing was watched (the machine was off, the origin down) happened
+ * somewhere in that time, not when it was found: its summary says so, with the window.
+ */
+function withUnwatchedTime(events: readonly ChangeEvent[], before: number, after: number): ChangeEvent[] {
+  if (after - before <= UNWATCHED_AFTER_S) return [...events];
+  const hours = Math.round((after - before) / 3600);
+  const window = hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
+  const note = `Found by the first snapshot after ${window} unwatched: it happened between ${isoSeconds(before)} and ${isoSeconds(after)}.`;
+  return events.map((event) => ({ ...event, summary: event.summary ? `${event.summary} ${note}` : note }));
 }
 
 function movedPrices(previous: RecordedState | null, snapshot: CatalogSnapshot): StoredPricePoint[] {

@@ -51,6 +51,24 @@ describe('snapshotCommit', () => {
     expect([quiet.commit.events, quiet.commit.prices]).toEqual([[], []]);
   });
 
+  it('says when a change was found after a time nothing was watched, and the window it happened in', () => {
+    const first = snapshotCommit(null, at(0, [FLASH, GPT]), poll(T0));
+    const soon = snapshotCommit(
+      first.state,
+      at(6, [{ ...FLASH, prompt: '0.00000007' }, GPT]),
+      poll(T0 + 6 * 3600),
+    );
+    expect(soon.commit.events[0]?.summary).not.toContain('unwatched');
+    const late = snapshotCommit(
+      first.state,
+      at(24 * 7, [{ ...FLASH, prompt: '0.00000007' }, GPT]),
+      poll(T0 + 7 * DAY),
+    );
+    expect(late.commit.events[0]?.summary).toBe(
+      "deepseek/deepseek-v4-flash in the aggregator's catalog. Found by the first snapshot after 7 days unwatched: it happened between 2026-08-20T01:26:00Z and 2026-08-27T01:26:00Z.",
+    );
+  });
+
   it('does not announce the recent models again when a record that did not fit starts over', () => {
     const recent = { ...GPT, created: T0 - DAY };
     expect(snapshotCommit(null, at(0, [recent]), poll(T0)).commit.events).toHaveLength(1);
