@@ -106,6 +106,8 @@ async function publicRuntime(config: Config, log: Logger): Promise<Runtime> {
     origins: { catalog: openrouter, modelsDev, huggingFace: huggingface, deprecations },
     catalogSetting: ENV.openrouterUrl,
     refreshS: config.refreshS,
+    staleMaxAgeS: config.staleMaxAgeS,
+    staleMaxAgeSetting: ENV.staleMaxAge,
     stateFolder: config.stateFolder,
     timeoutMs: config.timeoutMs,
     fetchFor: (url) => {

@@ -33,6 +33,9 @@ export interface PublicSourceOptions {
   /** The setting that holds the catalog's address, for messages. */
   catalogSetting: string;
   refreshS: number;
+  /** The oldest record answered with while the catalog cannot be read, and its setting. */
+  staleMaxAgeS: number;
+  staleMaxAgeSetting: string;
   stateFolder: string;
   timeoutMs: number;
   /** The network route for an origin's address (its proxy, per NO_PROXY). */
@@ -100,6 +103,8 @@ export function openPublicSource(options: PublicSourceOptions): PublicApi {
               signal,
             ),
     refreshS: options.refreshS,
+    staleMaxAgeS: options.staleMaxAgeS,
+    staleMaxAgeSetting: options.staleMaxAgeSetting,
     log: options.log,
     origin: { label: `the aggregator's public catalog (${catalogHost})`, setting: options.catalogSetting },
     describeFailure: (error) => options.describeFailure(error, catalogHost),

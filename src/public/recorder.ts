@@ -28,6 +28,14 @@ export interface RecorderOptions {
   origin: { label: string; setting: string };
   /** Why a fetch failed, in a few words ("openrouter.ai is unreachable (ECONNREFUSED)"). */
   describeFailure: (error: unknown) => string;
+  /**
+   * The oldest record answered with while the catalog cannot be read (`MODEL_FEED_STALE_MAX_AGE_S`,
+   * as for the service's cached answers); 0: none. Not applied when the catalog is turned off: then
+   * the record is all there is, by choice.
+   */
+  staleMaxAgeS: number;
+  /** The setting of that bound, for the message past it. */
+  staleMaxAgeSetting: string;
   now?: () => number;
 }
 
@@ -63,7 +71,7 @@ export class Recorder {
       failure !== undefined &&
       this.now() - failure.at < this.retryAfterMs()
     ) {
-      return this.remember(this.staleAnswer(head, state, failure.reason));
+      return this.remember(this.staleAnswer(head, state, failure.reason, true));
     }
     this.inFlight ??= this.refresh(signal).finally(() => {
       this.inFlight = undefined;
@@ -87,7 +95,7 @@ export class Recorder {
       const recorded = head === null ? null : this.stateOf(head);
       if (head !== null && recorded !== null && this.isFresh(head)) return { head, state: recorded };
       if (fetchOrigins === undefined) {
-        return this.withoutFetch(head, recorded, `it is turned off (${this.options.origin.setting}=off)`);
+        return this.withoutFetch(head, recorded, `it is turned off (${this.options.origin.setting}=off)`, false);
       }
       const takenAt = Math.floor(this.now() / 1000);
       let fetched: OriginsFetch;
@@ -125,22 +133,36 @@ export class Recorder {
   ): Recorded {
     this.failure = { at: this.now(), reason };
     this.options.log.warn(`${this.options.origin.label} could not be read: ${reason}`);
-    return this.withoutFetch(head, state, reason);
+    return this.withoutFetch(head, state, reason, true);
   }
 
   private withoutFetch(
     head: StoreHead<RecordedStateJson> | null,
     state: RecordedState | null,
     reason: string,
+    failed: boolean,
   ): Recorded {
     if (head === null || state === null) {
       throw new OriginUnavailableError(this.options.origin.label, this.options.origin.setting, reason);
     }
-    return this.staleAnswer(head, state, reason);
+    return this.staleAnswer(head, state, reason, failed);
   }
 
-  private staleAnswer(head: StoreHead<RecordedStateJson>, state: RecordedState, reason: string): Recorded {
+  private staleAnswer(
+    head: StoreHead<RecordedStateJson>,
+    state: RecordedState,
+    reason: string,
+    failed: boolean,
+  ): Recorded {
     const ageSeconds = Math.max(0, Math.floor(this.now() / 1000) - head.takenAt);
+    const { staleMaxAgeS, staleMaxAgeSetting } = this.options;
+    if (failed && ageSeconds > staleMaxAgeS) {
+      throw new OriginUnavailableError(
+        this.options.origin.label,
+        this.options.origin.setting,
+        `${reason}; the newest snapshot is ${ageSeconds} s old, older than ${staleMaxAgeSetting} (${staleMaxAgeS} s) allows`,
+      );
+    }
     return { head, state, stale: { ageSeconds, reason } };
   }
 
