@@ -95,7 +95,12 @@ export class Recorder {
       const recorded = head === null ? null : this.stateOf(head);
       if (head !== null && recorded !== null && this.isFresh(head)) return { head, state: recorded };
       if (fetchOrigins === undefined) {
-        return this.withoutFetch(head, recorded, `it is turned off (${this.options.origin.setting}=off)`, false);
+        return this.withoutFetch(
+          head,
+          recorded,
+          `it is turned off (${this.options.origin.setting}=off)`,
+          false,
+        );
       }
       const takenAt = Math.floor(this.now() / 1000);
       let fetched: OriginsFetch;
