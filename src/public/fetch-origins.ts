@@ -42,16 +42,30 @@ export interface OriginsFetch {
   readonly statuses: Readonly<Record<string, string>>;
 }
 
+/**
+ * `budgetMs` bounds the whole fetch, every origin and page included: the fetch lock is held that
+ * long at most, and the readers waiting on it wait no longer. What is not in by then is absent.
+ */
 export async function fetchOrigins(
   clients: OriginClients,
   takenAt: number,
   describeFailure: (error: unknown, origin: string) => string,
-  signal?: AbortSignal,
+  budgetMs: number,
+  caller?: AbortSignal,
 ): Promise<OriginsFetch> {
   const statuses: Record<string, string> = {};
   const { catalog: spine } = clients;
   if (spine === undefined) throw new Error('the catalog is off: nothing to fetch');
-  const catalog = await fetchCatalog(spine.client, spine.baseUrl, takenAt, signal);
+  const deadline = AbortSignal.timeout(budgetMs);
+  const signal = caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
+  const late = `no complete answer within ${budgetMs} ms`;
+  let catalog: CatalogParse;
+  try {
+    catalog = await fetchCatalog(spine.client, spine.baseUrl, takenAt, signal);
+  } catch (error) {
+    if (caller?.aborted || !deadline.aborted) throw error;
+    catalog = { ok: false, reason: late };
+  }
   statuses[ORIGIN_NAMES.catalog] = catalog.ok ? 'ok' : catalog.reason;
   if (!catalog.ok) return { catalog, statuses };
 
@@ -70,8 +84,8 @@ export async function fetchOrigins(
       statuses[name] = typeof value === 'string' ? value : 'ok';
       return typeof value === 'string' ? undefined : value;
     } catch (error) {
-      if (signal?.aborted) throw error;
-      statuses[name] = describeFailure(error, name);
+      if (caller?.aborted) throw error;
+      statuses[name] = deadline.aborted ? late : describeFailure(error, name);
       return undefined;
     }
   }

@@ -89,7 +89,12 @@ export function openPublicSource(options: PublicSourceOptions): PublicApi {
   const hostOf = (url: string | undefined, fallback: string) =>
     url === undefined ? fallback : new URL(url).host;
   const catalogHost = hostOf(origins.catalog, 'the catalog');
-  const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, origins.catalog));
+  // A refresh may take two request timeouts (the catalog's pages, then the other origins side by
+  // side); a reader waits that long for another process's refresh, and a little more.
+  const budgetMs = 2 * options.timeoutMs;
+  const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, origins.catalog), {
+    lockWaitMs: budgetMs + 5000,
+  });
   const recorder = new Recorder({
     store,
     fetchOrigins:
@@ -100,6 +105,7 @@ export function openPublicSource(options: PublicSourceOptions): PublicApi {
               clients,
               takenAt,
               (error, name) => options.describeFailure(error, hostOf(addressOf(origins, name), name)),
+              budgetMs,
               signal,
             ),
     refreshS: options.refreshS,

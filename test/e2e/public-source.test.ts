@@ -277,6 +277,25 @@ describe('--source public', () => {
     );
   });
 
+  it('bounds a refresh: an origin that never answers is left out of the snapshot, and the call answers', async () => {
+    origin.serve('/models', catalogAnswer(CATALOG));
+    origin.hang('//stalled/api.json');
+    const env = publicEnv(tempFolder('mf-public-state-'), {
+      MODEL_FEED_MODELS_DEV_URL: `${origin.root}/stalled`,
+      MODEL_FEED_TIMEOUT_MS: '400',
+    });
+    const result = await run(['call', 'search_models', '--vendor', 'openai', '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const body = JSON.parse(result.stdout) as {
+      items: unknown[];
+      dataSource: { origins: { name: string; status: string }[] };
+    };
+    expect(body.items).toHaveLength(2);
+    expect(body.dataSource.origins.find((entry) => entry.name === 'models.dev')?.status).toMatch(
+      /^127\.0\.0\.1:\d+ did not answer within 400 ms$/,
+    );
+  });
+
   it('refuses a plain http origin off this machine and --sandbox beside --source public', async () => {
     const badUrl = await run(
       ['call', 'search_models'],

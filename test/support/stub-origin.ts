@@ -23,17 +23,21 @@ export interface StubOrigin {
   serve(pathAndQuery: string, body: unknown): void;
   /** Every request answers this status with a small text body until `serve` is called again. */
   fail(status: number): void;
+  /** Requests for this path never get an answer (until the stub closes). */
+  hang(pathAndQuery: string): void;
   close(): Promise<void>;
 }
 
 export async function startStubOrigin(): Promise<StubOrigin> {
   const answers = new Map<string, unknown>();
+  const hanging = new Set<string>();
   let failure: number | undefined;
   const requests: OriginRequest[] = [];
   const server: Server = createServer((req, res) => {
     requests.push({ path: req.url ?? '', headers: req.headers });
     const path = req.url ?? '';
     const key = path.startsWith('/api/v1/') ? path.slice('/api/v1'.length) : `/${path}`;
+    if (hanging.has(key)) return;
     if (failure !== undefined) {
       res.writeHead(failure, { 'content-type': 'text/plain' }).end('unavailable');
       return;
@@ -56,6 +60,9 @@ export async function startStubOrigin(): Promise<StubOrigin> {
     },
     fail(status) {
       failure = status;
+    },
+    hang(pathAndQuery) {
+      hanging.add(pathAndQuery);
     },
     close: () =>
       new Promise<void>((resolve) => {
