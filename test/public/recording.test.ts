@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/public/catalog-models.js';
 import { fetchCatalog, MAX_CATALOG_PAGES, nextPage } from '../../src/public/fetch-catalog.js';
+import { fetchOrigins } from '../../src/public/fetch-origins.js';
 import { fromJson, type RecordedState, toJson } from '../../src/public/recorded-state.js';
 import { snapshotCommit } from '../../src/public/snapshot-commit.js';
 import { answer, DAY, type ListingFacts, listing, snapshot, T0 } from './catalog-fixtures.js';
@@ -147,5 +148,52 @@ describe('the catalog pages', () => {
       reason: `the catalog has more than ${MAX_CATALOG_PAGES} pages`,
     });
     expect(asked).toHaveLength(MAX_CATALOG_PAGES);
+  });
+});
+
+describe('fetchOrigins', () => {
+  /** A getter that answers the catalog, and holds every other request until its signal aborts. */
+  const stalling = {
+    getJson: (path: string, _query: Record<string, unknown>, signal?: AbortSignal) =>
+      path === '/models'
+        ? Promise.resolve({ body: answer([listing(GPT)]) })
+        : new Promise<{ body: unknown }>((_resolve, reject) =>
+            signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+          ),
+  };
+
+  it('bounds the whole fetch: what is not in by the deadline is absent, and named', async () => {
+    const fetched = await fetchOrigins(
+      { catalog: { client: stalling, baseUrl: 'https://openrouter.ai/api/v1' }, modelsDev: stalling },
+      T0,
+      () => 'failed',
+      50,
+    );
+    expect(fetched.catalog.ok).toBe(true);
+    expect(fetched.modelsDev).toBeUndefined();
+    expect(fetched.statuses).toEqual({
+      openrouter: 'ok',
+      'models.dev': 'no complete answer within 50 ms',
+      huggingface: 'off',
+      'modeldeprecations.dev': 'off',
+    });
+  });
+
+  it('a catalog that is not in by the deadline fails the fetch, with the same words', async () => {
+    const fetched = await fetchOrigins(
+      {
+        catalog: {
+          client: {
+            getJson: (_path: string, query: Record<string, unknown>, signal?: AbortSignal) =>
+              stalling.getJson('/stall', query, signal),
+          },
+          baseUrl: 'https://openrouter.ai/api/v1',
+        },
+      },
+      T0,
+      () => 'failed',
+      50,
+    );
+    expect(fetched.catalog).toEqual({ ok: false, reason: 'no complete answer within 50 ms' });
   });
 });
