@@ -4,8 +4,6 @@
  * anything may stand: a record that does not fit is not trusted, and the next snapshot starts anew.
  */
 
-import * as z from 'zod';
-import { apiSchemas } from '../api/schemas.js';
 import type { CatalogFeedState } from './diff.js';
 import type { OriginFacts } from './enrich.js';
 import type { CatalogModel } from './openrouter-catalog.js';
@@ -48,62 +46,110 @@ export function toJson(state: RecordedState): RecordedStateJson {
   };
 }
 
-const id = z.string().min(1).max(400);
-const nullableText = z.string().max(400).nullable();
-const count = z.number().int().nonnegative().nullable();
-
-const ModelJson = z.object({
-  id,
-  baseId: id,
-  alias: z.boolean(),
-  name: nullableText,
-  inputPerMillion: z.number().nonnegative().nullable(),
-  outputPerMillion: z.number().nonnegative().nullable(),
-  contextLength: count,
-  inputModalities: z.array(z.string().max(400)).max(50),
-  outputModalities: z.array(z.string().max(400)).max(50),
-  created: count,
-  expirationDate: nullableText,
-  huggingFaceId: nullableText,
-});
+/**
+ * The record is this program's own file, checked on every new process's first read: by plain
+ * checks, not a schema library, because a schema's parse of the whole state (some 400 models) cost a
+ * one-shot `call` more than the rest of its answer, and its copies more again in garbage
+ * collection. The parsed JSON's own objects are kept.
+ */
 
 /** Well past the catalog's growth: ids ever listed, not only today's. */
 const MAX_RECORDED_IDS = 100_000;
-
 const MAX_ORIGIN_KEYS = 20_000;
+const MAX_PENDING = 1_000;
+const MAX_TEXT = 400;
+const MAX_MODALITIES = 50;
 
-const OriginsJson = z.object({
-  takenAt: z.number().int().nonnegative(),
-  uploads: z.record(z.string().max(400), z.number().int().nonnegative()),
-  orgs: z.array(z.string().max(400)).max(MAX_ORIGIN_KEYS),
-  deprecationsRead: z.boolean(),
-  deprecations: z.record(z.string().max(400), z.string().max(2_000)),
-  pending: z.array(z.unknown()).max(1_000),
+type Check = (value: unknown) => boolean;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const text =
+  (max: number, min = 0): Check =>
+  (value) =>
+    typeof value === 'string' && value.length >= min && value.length <= max;
+const id = text(MAX_TEXT, 1);
+const nullable =
+  (check: Check): Check =>
+  (value) =>
+    value === null || check(value);
+const count: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
+const amount: Check = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const list =
+  (check: Check, max: number): Check =>
+  (value) =>
+    Array.isArray(value) && value.length <= max && value.every(check);
+const pair =
+  (first: Check, second: Check): Check =>
+  (value) =>
+    Array.isArray(value) && value.length === 2 && first(value[0]) && second(value[1]);
+const shape =
+  (fields: Record<string, Check>): Check =>
+  (value) =>
+    isRecord(value) && Object.entries(fields).every(([name, check]) => check(value[name]));
+const entries =
+  (key: Check, check: Check, max: number): Check =>
+  (value) => {
+    if (!isRecord(value)) return false;
+    const all = Object.entries(value);
+    return all.length <= max && all.every(([name, field]) => key(name) && check(field));
+  };
+
+const isModel = shape({
+  id,
+  baseId: id,
+  alias: (value) => typeof value === 'boolean',
+  name: nullable(text(MAX_TEXT)),
+  inputPerMillion: nullable(amount),
+  outputPerMillion: nullable(amount),
+  contextLength: nullable(count),
+  inputModalities: list(text(MAX_TEXT), MAX_MODALITIES),
+  outputModalities: list(text(MAX_TEXT), MAX_MODALITIES),
+  created: nullable(count),
+  expirationDate: nullable(text(MAX_TEXT)),
+  huggingFaceId: nullable(text(MAX_TEXT)),
 });
 
-const FactsJson = z.object({
-  type: z.enum(['open_source', 'commercial']).nullable(),
-  releaseDate: nullableText,
-  popularity: z.object({ downloads: count, likes: count }).nullable(),
+const isFacts = shape({
+  type: (value) => value === null || value === 'open_source' || value === 'commercial',
+  releaseDate: nullable(text(MAX_TEXT)),
+  popularity: nullable(shape({ downloads: nullable(count), likes: nullable(count) })),
 });
 
-const StateJson = z.object({
-  version: z.literal(1),
-  takenAt: z.number().int().nonnegative(),
-  models: z.array(ModelJson).max(MAX_RECORDED_IDS),
-  seenBases: z.array(id).max(MAX_RECORDED_IDS),
-  missingSince: z.array(z.tuple([id, z.number().int().nonnegative()])).max(MAX_RECORDED_IDS),
-  removedBases: z.array(id).max(MAX_RECORDED_IDS),
-  listed: z.array(id).max(MAX_RECORDED_IDS),
-  origins: OriginsJson.nullable(),
-  facts: z.array(z.tuple([id, FactsJson])).max(MAX_RECORDED_IDS),
+/** A pending event, as far as the feed's rules and re-publishing read it; the rest passes as written. */
+const isPendingEvent = shape({
+  id: text(MAX_TEXT, 1),
+  eventType: text(MAX_TEXT, 1),
+  title: text(4_000),
+  detectedAt: text(MAX_TEXT, 1),
+  model: shape({ slug: text(MAX_TEXT) }),
 });
 
-/** The state a head holds, or null when it does not fit (then the next snapshot is a first look). */
+const isOrigins = shape({
+  takenAt: count,
+  uploads: entries(text(MAX_TEXT), count, MAX_ORIGIN_KEYS),
+  orgs: list(text(MAX_TEXT), MAX_ORIGIN_KEYS),
+  deprecationsRead: (value) => typeof value === 'boolean',
+  deprecations: entries(text(MAX_TEXT), text(2_000), MAX_ORIGIN_KEYS),
+  pending: list(isPendingEvent, MAX_PENDING),
+});
+
+const isState = shape({
+  version: (value) => value === 1,
+  takenAt: count,
+  models: list(isModel, MAX_RECORDED_IDS),
+  seenBases: list(id, MAX_RECORDED_IDS),
+  missingSince: list(pair(id, count), MAX_RECORDED_IDS),
+  removedBases: list(id, MAX_RECORDED_IDS),
+  listed: list(id, MAX_RECORDED_IDS),
+  origins: nullable(isOrigins),
+  facts: list(pair(id, isFacts), MAX_RECORDED_IDS),
+});
+
+/** The state a head holds, or null when it does not fit (then the next snapshot starts anew). */
 export function fromJson(value: unknown): RecordedState | null {
-  const parsed = StateJson.safeParse(value);
-  if (!parsed.success) return null;
-  const json = parsed.data;
+  if (!isState(value)) return null;
+  const json = value as unknown as RecordedStateJson;
   return {
     feed: {
       takenAt: json.takenAt,
@@ -113,19 +159,7 @@ export function fromJson(value: unknown): RecordedState | null {
       removedBases: new Set(json.removedBases),
     },
     listed: json.listed,
-    origins: json.origins === null ? null : originsState(json.origins),
+    origins: json.origins,
     facts: new Map(json.facts),
   };
-}
-
-/** The other origins' memory; a pending event that does not parse as a change is dropped. */
-function originsState(json: z.infer<typeof OriginsJson>): OriginsState | null {
-  if (Object.keys(json.uploads).length > MAX_ORIGIN_KEYS) return null;
-  if (Object.keys(json.deprecations).length > MAX_ORIGIN_KEYS) return null;
-  const { ChangeEvent } = apiSchemas();
-  const pending = json.pending.flatMap((event) => {
-    const parsed = ChangeEvent.safeParse(event);
-    return parsed.success ? [parsed.data] : [];
-  });
-  return { ...json, pending };
 }

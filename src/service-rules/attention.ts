@@ -63,9 +63,12 @@ export function computeAttention(
   events: readonly AttentionEvent[],
   referenceSec: number,
 ): Map<string, Attention> {
+  // Grouped once: a filter of every event per model costs models × events on every catalog build.
+  const byModel = groupBy(events, (event) => event.catalogId);
+  const byVendor = groupBy(events, (event) => event.vendorSlug);
   const scored = subjects.map((subject) => {
-    const news = events.filter((event) => event.catalogId === subject.id);
-    const vendorEvents = events.filter((event) => event.vendorSlug === subject.vendorSlug);
+    const news = byModel.get(subject.id) ?? [];
+    const vendorEvents = byVendor.get(subject.vendorSlug) ?? [];
     const novelty =
       subject.listedAt === null ? 0 : recency(subject.listedAt, referenceSec, NOVELTY_HALF_LIFE_DAYS);
     const opinions = subject.opinions ?? news.filter((event) => !event.official).length;
@@ -80,4 +83,14 @@ export function computeAttention(
   });
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return new Map(scored.map(({ id, ...rest }, index) => [id, { rank: index + 1, ...rest }]));
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group === undefined) groups.set(key(item), [item]);
+    else group.push(item);
+  }
+  return groups;
 }

@@ -71,6 +71,8 @@ interface CachedHead {
   readonly settled: boolean;
   readonly file: HeadFile | null;
   readonly head: StoreHead<unknown> | null;
+  /** The file's bytes: a head not yet settled is read again, but parsed again only if they differ. */
+  readonly bytes?: Buffer;
 }
 
 interface LogView<T> {
@@ -198,13 +200,16 @@ class FileStore<S> implements PublicStore<S> {
       if (written.damaged) generation = nodeCrypto().randomUUID();
     }
     const file = headAfter(generation, lengths);
-    const text = encodeHead(file);
-    await writeFileAtomic(this.paths.head, text, { checkpoint: () => signal?.throwIfAborted() }).catch(
+    const bytes = Buffer.from(encodeHead(file));
+    await writeFileAtomic(this.paths.head, bytes, { checkpoint: () => signal?.throwIfAborted() }).catch(
       (error) => {
         throw storeFault(error, "write the public store's head", this.paths.head);
       },
     );
-    return toStoreHead(file) as StoreHead<S>;
+    // Kept as read: this process's next reads find these bytes and skip parsing them again.
+    const head = toStoreHead(file);
+    this.keepHead({ key: '', settled: false, file, head, bytes });
+    return head as StoreHead<S>;
   }
 
   private async appendToLog(name: LogName, length: number, lines: string) {
@@ -237,8 +242,20 @@ class FileStore<S> implements PublicStore<S> {
         const cached = this.cachedHead;
         if (!fresh && cached?.settled && cached.key === key) return cached;
         const settled = this.now() - Number(info.mtimeMs) > SETTLED_MS;
-        const file = await this.readHeadFile(opened.file, Number(info.size));
-        return this.keepHead({ key, settled, file, head: file && toStoreHead(file) });
+        const size = Number(info.size);
+        const bytes =
+          size > MAX_HEAD_BYTES ? undefined : (await readUpTo(opened.file, size)).subarray(0, size);
+        if (!fresh && bytes !== undefined && cached?.bytes !== undefined && cached.bytes.equals(bytes)) {
+          return this.keepHead({ ...cached, key, settled });
+        }
+        const file = this.parseHeadBytes(bytes);
+        return this.keepHead({
+          key,
+          settled,
+          file,
+          head: file && toStoreHead(file),
+          ...(bytes && { bytes }),
+        });
       } finally {
         await opened.file.close();
       }
@@ -252,13 +269,13 @@ class FileStore<S> implements PublicStore<S> {
     return head;
   }
 
-  private async readHeadFile(handle: FileHandle, size: number): Promise<HeadFile | null> {
-    // Up to its size, not to the bound: the buffer is allocated whole. A head is replaced, never
-    // grown in place: bytes past its size when opened are none of ours.
-    const parsed =
-      size > MAX_HEAD_BYTES
-        ? `over ${MAX_HEAD_BYTES} bytes`
-        : parseHead((await readUpTo(handle, size)).subarray(0, size).toString('utf8'));
+  /**
+   * The head's bytes, read up to its size, not to the bound (the buffer is allocated whole; a head
+   * is replaced, never grown in place: bytes past its size when opened are none of ours);
+   * undefined when it is over the bound.
+   */
+  private parseHeadBytes(bytes: Buffer | undefined): HeadFile | null {
+    const parsed = bytes === undefined ? `over ${MAX_HEAD_BYTES} bytes` : parseHead(bytes.toString('utf8'));
     if (typeof parsed !== 'string') return parsed;
     this.options.onNote?.(
       `public store: ${this.paths.head} is unreadable (${parsed}); the next refresh starts over`,
