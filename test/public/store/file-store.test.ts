@@ -213,7 +213,7 @@ describe('the files store: reads', () => {
     await appendAll(recent.store, commit(T0));
     const once = await recent.store.readHead();
     expect(await recent.store.readHead()).toBe(once);
-    await appendAll(openFileStore<unknown>(recent.folder), commit(T0 + 60));
+    await appendAll(openFileStore<TestState>(recent.folder), commit(T0 + 60));
     expect((await recent.store.readHead())?.takenAt).toBe(T0 + 60);
   });
 });
