@@ -680,19 +680,26 @@ export function resolveConfig(
     secrets,
   );
   const sandbox = source === 'sample';
-  const refreshS = integerSetting(
-    from('refresh', pick(flags.refresh, '--refresh', env, ENV.refresh)),
-    DEFAULTS.refreshS,
-    { min: 0, max: 30 * 86_400, unit: 'seconds' },
-    ENV.refresh,
-    '--refresh',
-    secrets,
-  );
+  // The public source's settings are checked where they are used: a stray one must not stop a
+  // server that reads the service.
+  const isPublic = source === 'public';
+  const refreshS = isPublic
+    ? integerSetting(
+        from('refresh', pick(flags.refresh, '--refresh', env, ENV.refresh)),
+        DEFAULTS.refreshS,
+        { min: 0, max: 30 * 86_400, unit: 'seconds' },
+        ENV.refresh,
+        '--refresh',
+        secrets,
+      )
+    : DEFAULTS.refreshS;
+  const origin = (name: PublicOriginName) =>
+    isPublic ? originSetting(env, name, secrets) : PUBLIC_ORIGINS[name].url;
   const publicOrigins = {
-    openrouter: originSetting(env, 'openrouter', secrets),
-    modelsDev: originSetting(env, 'modelsDev', secrets),
-    huggingface: originSetting(env, 'huggingface', secrets),
-    deprecations: originSetting(env, 'deprecations', secrets),
+    openrouter: origin('openrouter'),
+    modelsDev: origin('modelsDev'),
+    huggingface: origin('huggingface'),
+    deprecations: origin('deprecations'),
   };
   const baseUrlSource = from('baseUrl', pick(flags.baseUrl, '--base-url', env, ENV.baseUrl));
   const base = checkBaseUrl(baseUrlSource, key.apiKey, secrets, audience);

@@ -132,7 +132,10 @@ function rateLimitText(error: RateLimitError): string {
 export function describeError(error: unknown, audience: Audience = 'client'): string {
   if (error instanceof ConfigError || error instanceof InvalidArgumentsError) return error.message;
   if (error instanceof OriginUnavailableError) {
-    return `Nothing is recorded yet from ${error.origin}, and it could not be read now: ${error.reason}. Check the network and proxy (run \`model-feed-mcp doctor --source public\`), point ${error.setting} at a mirror, or try --sandbox for sample data.`;
+    if (error.off) {
+      return `Nothing is recorded on this machine from ${error.origin}, and it is turned off (${error.setting}=off): set ${error.setting} to its address or a mirror's, or try --sandbox for sample data.`;
+    }
+    return `No usable record of ${error.origin} on this machine, and it could not be read now: ${error.reason}. Check the network and proxy (run \`model-feed-mcp doctor --source public\`), point ${error.setting} at a mirror, or try --sandbox for sample data.`;
   }
   if (error instanceof StateFileError) return `The watch state file is unusable: ${error.message}.`;
   if (error instanceof FileSystemError) return fileSystemText(error);
@@ -215,7 +218,10 @@ export function unavailableReason(error: unknown, subject = 'the service'): stri
   if (error instanceof TimeoutError) return `${subject} did not answer within ${error.timeoutMs} ms`;
   if (error instanceof RateLimitError) {
     const when = error.retryAt === undefined ? '' : `, calls resume at ${isoSeconds(error.retryAt)}`;
-    return `the daily limit is reached${when}`;
+    // The daily limit is the service's; another origin only says to slow down.
+    return subject === 'the service'
+      ? `the daily limit is reached${when}`
+      : `${subject} is rate-limiting (HTTP 429)${when.replace('calls resume', 'try again')}`;
   }
   if (error instanceof ServerError) return `${subject} answered HTTP ${error.status}`;
   if (error instanceof ApiError) return `${subject} answered HTTP ${error.status}`;

@@ -33,6 +33,8 @@ export class OriginUnavailableError extends ModelFeedError {
     readonly origin: string,
     readonly setting: string,
     readonly reason: string,
+    /** The origin is turned off, by its setting: nothing was tried. */
+    readonly off = false,
   ) {
     super(`${origin}: ${reason}`);
   }

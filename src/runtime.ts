@@ -104,6 +104,7 @@ async function publicRuntime(config: Config, log: Logger): Promise<Runtime> {
   const { openPublicSource } = await import('./public/open-public-source.js');
   const api = openPublicSource({
     origins: { catalog: openrouter, modelsDev, huggingFace: huggingface, deprecations },
+    recordAddress: openrouter ?? PUBLIC_ORIGINS.openrouter.url,
     catalogSetting: ENV.openrouterUrl,
     refreshS: config.refreshS,
     staleMaxAgeS: config.staleMaxAgeS,

@@ -123,8 +123,8 @@ function publicDataLine(source: DataSource): string {
 }
 
 /** The first line of an answer given from a stored copy. */
-export function staleLine(stale: StaleInfo): string {
-  return `From the local cache, ${age(stale.ageSeconds)} old: ${stale.reason}.`;
+export function staleLine(stale: StaleInfo, from = 'the local cache'): string {
+  return `From ${from}, ${age(stale.ageSeconds)} old: ${stale.reason}.`;
 }
 
 function withNotes(text: string, deps: ServerDeps): string {
@@ -175,7 +175,8 @@ export async function callTool(
     // The feed of the public source comes from its record too: stale with it when it could not renew.
     stale ??= dataSource?.stale;
     const meta = resultMeta(deps, stale);
-    const body = stale ? `${staleLine(stale)}\n${outcome.text}` : outcome.text;
+    const from = dataSource?.kind === 'public' ? 'the record on this machine' : undefined;
+    const body = stale ? `${staleLine(stale, from)}\n${outcome.text}` : outcome.text;
     const text = dataSource?.kind === 'public' ? `${publicDataLine(dataSource)}\n${body}` : body;
     return {
       content: [{ type: 'text', text: redactSecrets(withNotes(text, deps), deps.secrets ?? []) }],

@@ -6,7 +6,7 @@
 
 import { sleep } from '../api/abort.js';
 import type { ChangeEvent } from '../api/schemas.js';
-import type { Config } from '../config.js';
+import { type Config, PUBLIC_ORIGINS } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
@@ -147,7 +147,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   const service = config.sandbox
     ? 'sandbox'
     : config.source === 'public'
-      ? `public:${config.publicOrigins.openrouter ?? 'off'}`
+      ? `public:${config.publicOrigins.openrouter ?? PUBLIC_ORIGINS.openrouter.url}`
       : (config.baseUrl ?? '');
   // The in-process sandbox is new on every run, and its feed with it: a cursor saved by an earlier
   // run would not fit it (`--since` would be passed over for it). So it keeps none: no state file,

@@ -5,17 +5,22 @@
  * fails is absent from this snapshot and named in the poll record; what it showed before is kept.
  */
 
+import { setMaxListeners } from 'node:events';
 import type { Query } from '../api/http.js';
 import type { JsonGetter } from './fetch-catalog.js';
 import { fetchCatalog } from './fetch-catalog.js';
 import {
   type HuggingFaceListings,
+  type HuggingFaceRepo,
   parseHuggingFaceListings,
   planHuggingFaceRequests,
 } from './huggingface.js';
 import { MODELS_DEV_PATH, type ModelsDevIndex, parseModelsDev } from './models-dev.js';
 import type { CatalogParse, CatalogSnapshot } from './openrouter-catalog.js';
 import { DEPRECATIONS_PATH, type DeprecationList, parseVendorDeprecations } from './vendor-deprecations.js';
+
+/** Far above the requests of one fetch (the catalog's pages, forty listings, two more). */
+const MAX_REQUESTS_LISTENING = 100;
 
 /** The origins by the names the poll records and `dataSource` use. */
 export const ORIGIN_NAMES = {
@@ -58,6 +63,8 @@ export async function fetchOrigins(
   if (spine === undefined) throw new Error('the catalog is off: nothing to fetch');
   const deadline = AbortSignal.timeout(budgetMs);
   const signal = caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
+  // Every request of the fetch listens to this one signal: forty listings are not a leak.
+  setMaxListeners(MAX_REQUESTS_LISTENING, signal);
   const late = `no complete answer within ${budgetMs} ms`;
   let catalog: CatalogParse;
   try {
@@ -117,13 +124,29 @@ async function readListings(
   signal: AbortSignal | undefined,
 ): Promise<HuggingFaceListings> {
   const requests = planHuggingFaceRequests(catalog);
+  // Each answer is normalised as it arrives and its body let go: forty raw listings held at once
+  // would be forty times the bound of one.
   const settled = await Promise.allSettled(
-    requests.map(async (request) => ({ request, body: (await getPath(client, request.path, signal)).body })),
+    requests.map(async (request) =>
+      parseHuggingFaceListings([{ request, body: (await getPath(client, request.path, signal)).body }]),
+    ),
   );
-  const answers = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const parts = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const failed = settled.find((outcome) => outcome.status === 'rejected');
-  if (answers.length === 0 && failed !== undefined) throw failed.reason;
-  return parseHuggingFaceListings(answers);
+  if (parts.length === 0 && failed !== undefined) throw failed.reason;
+  return joinListings(parts);
+}
+
+function joinListings(parts: readonly HuggingFaceListings[]): HuggingFaceListings {
+  const repos = new Map<string, HuggingFaceRepo>();
+  const answeredOrgs = new Set<string>();
+  let skipped = 0;
+  for (const part of parts) {
+    for (const [key, repo] of part.repos) if (!repos.has(key)) repos.set(key, repo);
+    for (const org of part.answeredOrgs) answeredOrgs.add(org);
+    skipped += part.skipped;
+  }
+  return { repos, answeredOrgs, skipped };
 }
 
 /** A path that may carry its own query, split as the HTTP client takes it. */

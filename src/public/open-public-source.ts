@@ -27,9 +27,16 @@ export interface OriginAddresses {
  * answers stay within the client's default bound.
  */
 const MODELS_DEV_MAX_BYTES = 32 * 1024 * 1024;
+/** A listing of 50 or 100 repositories is some 100 KB; the origin gets ten times that, no more. */
+const HUGGING_FACE_MAX_BYTES = 1024 * 1024;
 
 export interface PublicSourceOptions {
   origins: OriginAddresses;
+  /**
+   * The catalog address the record is kept under: the catalog's, or its default when the catalog
+   * is off (then the record made from it is read, and nothing is fetched).
+   */
+  recordAddress: string;
   /** The setting that holds the catalog's address, for messages. */
   catalogSetting: string;
   refreshS: number;
@@ -51,12 +58,8 @@ export interface PublicSourceOptions {
  * The store's folder: one per catalog address, so that a mirror's record and the real catalog's
  * never mix (they may differ), and switching back finds the old record again.
  */
-export function storeFolder(stateFolder: string, catalogUrl: string | undefined): string {
-  const key = nodeCrypto()
-    .createHash('sha256')
-    .update(catalogUrl ?? 'off')
-    .digest('hex')
-    .slice(0, 16);
+export function storeFolder(stateFolder: string, catalogUrl: string): string {
+  const key = nodeCrypto().createHash('sha256').update(catalogUrl).digest('hex').slice(0, 16);
   return join(stateFolder, 'public', key);
 }
 
@@ -83,16 +86,16 @@ export function openPublicSource(options: PublicSourceOptions): PublicApi {
         ? undefined
         : { client: catalogClient, baseUrl: origins.catalog },
     modelsDev: client(origins.modelsDev, MODELS_DEV_MAX_BYTES),
-    huggingFace: client(origins.huggingFace),
+    huggingFace: client(origins.huggingFace, HUGGING_FACE_MAX_BYTES),
     deprecations: client(origins.deprecations),
   };
   const hostOf = (url: string | undefined, fallback: string) =>
     url === undefined ? fallback : new URL(url).host;
-  const catalogHost = hostOf(origins.catalog, 'the catalog');
+  const catalogHost = new URL(options.recordAddress).host;
   // A refresh may take two request timeouts (the catalog's pages, then the other origins side by
   // side); a reader waits that long for another process's refresh, and a little more.
   const budgetMs = 2 * options.timeoutMs;
-  const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, origins.catalog), {
+  const store = openFileStore<RecordedStateJson>(storeFolder(options.stateFolder, options.recordAddress), {
     lockWaitMs: budgetMs + 5000,
   });
   const recorder = new Recorder({

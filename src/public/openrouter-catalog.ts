@@ -70,8 +70,15 @@ const modalities = z
   .nullish()
   .catch(null);
 
+/**
+ * Real ids are printable ASCII without spaces (`vendor/model:variant`, `~vendor/alias`): an id with
+ * anything else could not be shown, typed or put in a URL as it is, so it is not one.
+ */
+const CATALOG_ID = /^[\x21-\x7e]+$/;
+const catalogId = z.string().trim().min(1).max(MAX_ID_LENGTH).regex(CATALOG_ID);
+
 const EntrySchema = z.looseObject({
-  id: z.string().trim().min(1).max(MAX_ID_LENGTH),
+  id: catalogId,
   name: boundedText,
   created: z.number().int().nonnegative().max(MAX_UNIX_SECONDS).nullish().catch(null),
   context_length: z.number().int().positive().nullish().catch(null),
@@ -82,10 +89,7 @@ const EntrySchema = z.looseObject({
     .catch(null),
   expiration_date: boundedText,
   hugging_face_id: boundedText,
-  alias_target: z
-    .looseObject({ slug: z.string().trim().min(1).max(MAX_ID_LENGTH) })
-    .nullish()
-    .catch(null),
+  alias_target: z.looseObject({ slug: catalogId }).nullish().catch(null),
 });
 
 const EnvelopeSchema = z.looseObject({ data: z.array(z.unknown()) });

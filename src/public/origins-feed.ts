@@ -94,6 +94,11 @@ export interface OriginsDiff {
   readonly state: OriginsState;
   /** In a stable order: by date, then catalog id, then type. */
   readonly events: ChangeEvent[];
+  /**
+   * Ids of this run's catalog events that a vendor's notice already published as its own event:
+   * the same change, seen second by the catalog, is not published again.
+   */
+  readonly absorbed: ReadonlySet<string>;
 }
 
 /**
@@ -118,6 +123,7 @@ export function deriveOriginEvents(
       pending: deprecations.pending,
     },
     events: ordered([...uploads.events, ...deprecations.events]),
+    absorbed: deprecations.absorbed,
   };
 }
 
@@ -234,12 +240,14 @@ function deriveDeprecations(
     (event) => takenAt - unixOf(event.detectedAt) <= UPLOAD_MEMORY_S && !takenBack.has(event.catalogId),
   );
   const unconfirmed = [...remembered, ...catalogEvents.filter(confirmable)];
+  const absorbed = new Set<string>();
   if (list === undefined) {
     return {
       read: previous?.deprecationsRead ?? false,
       announcements: previous?.deprecations ?? {},
       pending: unconfirmed.slice(-MAX_PENDING),
       events,
+      absorbed,
     };
   }
 
@@ -249,20 +257,29 @@ function deriveDeprecations(
   const matches = new Map(announcing.map((record) => [record, matcher.match(record)]));
   const confirming = confirmingRecords(matches);
 
-  // One event per change: a catalog event a vendor record confirms is published again as official.
+  const before = previous?.deprecationsRead === true ? previous.deprecations : null;
+  const announcedBefore = (record: DeprecationRecord) => {
+    const recordId = `${record.provider}/${record.model}`;
+    return (
+      before !== null && Object.hasOwn(before, recordId) && before[recordId] === describeDeprecation(record)
+    );
+  };
+
+  // One event per change: a catalog event a vendor record confirms is published again as official;
+  // one about an end the vendor's notice already published as its own event is that event.
   const confirmed = new Set<string>();
   const pending: ChangeEvent[] = [];
   for (const event of unconfirmed) {
     const base = String(event.catalogId);
     const record = confirming.get(base);
     if (record === undefined) pending.push(event);
+    else if (announcedBefore(record)) absorbed.add(event.id);
     else {
       events.push(confirmedDeprecation(event, record));
       confirmed.add(base);
     }
   }
 
-  const before = previous?.deprecationsRead === true ? previous.deprecations : null;
   const announcements = new Map<string, string>();
   for (const [record, bases] of matches) {
     const recordId = `${record.provider}/${record.model}`;
@@ -288,6 +305,7 @@ function deriveDeprecations(
     announcements: Object.fromEntries(announcements),
     pending: pending.slice(-MAX_PENDING),
     events,
+    absorbed,
   };
 }
 
@@ -350,9 +368,12 @@ function unixOf(iso: string): number {
 export function mergeRunEvents(
   catalogEvents: readonly ChangeEvent[],
   originEvents: readonly ChangeEvent[],
+  absorbed: ReadonlySet<string> = new Set(),
 ): ChangeEvent[] {
   const byId = new Map(originEvents.map((event) => [event.id, event]));
-  const merged = catalogEvents.map((event) => byId.get(event.id) ?? event);
+  const merged = catalogEvents
+    .filter((event) => !absorbed.has(event.id))
+    .map((event) => byId.get(event.id) ?? event);
   const replaced = new Set(catalogEvents.map((event) => event.id));
   return [...merged, ...originEvents.filter((event) => !replaced.has(event.id))];
 }

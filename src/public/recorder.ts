@@ -5,7 +5,7 @@
  * answered from and marked stale. Every fetch is a snapshot, even when nothing changed.
  */
 
-import { OriginUnavailableError } from '../errors.js';
+import { AbortedError, FileSystemError, OriginUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { OriginsFetch } from './fetch-origins.js';
 import { fromJson, type RecordedState, type RecordedStateJson } from './recorded-state.js';
@@ -73,10 +73,23 @@ export class Recorder {
     ) {
       return this.remember(this.staleAnswer(head, state, failure.reason, true));
     }
-    this.inFlight ??= this.refresh(signal).finally(() => {
+    // The refresh is everyone's: no caller's cancel stops it (its own deadline bounds it), and
+    // each caller stops waiting on its own cancel.
+    this.inFlight ??= this.refresh().finally(() => {
       this.inFlight = undefined;
     });
-    return this.remember(await this.inFlight);
+    try {
+      return this.remember(await untilAborted(this.inFlight, signal));
+    } catch (error) {
+      if (signal?.aborted || head === null || state === null || !(error instanceof FileSystemError)) {
+        throw error;
+      }
+      // The store would not let this process refresh now (another holds the fetch lock past the
+      // wait, a disk fault): the record it has still answers, marked stale.
+      const reason = `the record could not be renewed: ${error.message}`;
+      this.failure = { at: this.now(), reason };
+      return this.remember(this.staleAnswer(head, state, reason, true));
+    }
   }
 
   private retryAfterMs(): number {
@@ -87,15 +100,19 @@ export class Recorder {
     return this.now() - head.takenAt * 1000 < this.options.refreshS * 1000;
   }
 
-  private async refresh(signal?: AbortSignal): Promise<Recorded> {
+  private async refresh(): Promise<Recorded> {
     const { store, fetchOrigins } = this.options;
     return store.withFetchLock(async () => {
       // Another process may have fetched while this one waited for the lock.
-      const head = await store.readHead(signal);
+      const head = await store.readHead();
       const recorded = head === null ? null : this.stateOf(head);
       if (head !== null && recorded !== null && this.isFresh(head)) return { head, state: recorded };
       if (fetchOrigins === undefined) {
-        return this.withoutFetch(
+        if (head === null || recorded === null) {
+          const { label, setting } = this.options.origin;
+          throw new OriginUnavailableError(label, setting, 'it is turned off', true);
+        }
+        return this.staleAnswer(
           head,
           recorded,
           `it is turned off (${this.options.origin.setting}=off)`,
@@ -105,9 +122,8 @@ export class Recorder {
       const takenAt = Math.floor(this.now() / 1000);
       let fetched: OriginsFetch;
       try {
-        fetched = await fetchOrigins(takenAt, signal);
+        fetched = await fetchOrigins(takenAt);
       } catch (error) {
-        if (signal?.aborted) throw error;
         return this.failed(head, recorded, this.options.describeFailure(error));
       }
       const { catalog } = fetched;
@@ -118,9 +134,10 @@ export class Recorder {
         recorded,
         { ...fetched, catalog: catalog.snapshot },
         poll,
-        head === null,
+        // A head that cannot be read is not a first look: its recent models were announced then.
+        head === null && !(await store.hasRecord()),
       );
-      const written = await store.append(commit, signal);
+      const written = await store.append(commit);
       this.options.log.debug('public origins recorded', {
         origins: fetched.statuses,
         models: catalog.snapshot.models.size,
@@ -128,7 +145,7 @@ export class Recorder {
         prices: commit.prices.length,
       });
       return { head: written, state };
-    }, signal);
+    });
   }
 
   private failed(
@@ -185,4 +202,24 @@ export class Recorder {
     this.latest = recorded;
     return recorded;
   }
+}
+
+/** `work`'s outcome, unless `signal` aborts first: then AbortedError, and `work` goes on for others. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(new AbortedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -42,7 +42,7 @@ export function snapshotCommit(
   const catalogEvents =
     previous === null ? derived : withUnwatchedTime(derived, previous.feed.takenAt, snapshot.takenAt);
   const origins = deriveOriginEvents(previous?.origins ?? null, fetched, catalogEvents, snapshot.takenAt);
-  const events = mergeRunEvents(catalogEvents, origins.events);
+  const events = mergeRunEvents(catalogEvents, origins.events, origins.absorbed);
   const state: RecordedState = {
     feed: diff.state,
     listed: [...snapshot.models.keys()],

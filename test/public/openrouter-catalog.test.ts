@@ -86,11 +86,13 @@ describe('parseOpenRouterCatalog', () => {
     expect(one({ id: 'mancer/weaver', created: 1e20 }).created).toBeNull();
   });
 
-  it('skips and counts a model it cannot use, and lets unknown fields and odd values pass', () => {
+  it('skips and counts a model it cannot use (an id that is not printable ASCII among them), and lets unknown fields and odd values pass', () => {
     const snapshot = parse([
       { name: 'no id' },
       { ...listing({ id: 'x'.repeat(MAX_ID_LENGTH + 1) }) },
       { ...listing({ id: 'a/b' }), id: 42 },
+      listing({ id: 'evil/\u001b]0;PWNED\u0007' }),
+      listing({ id: 'spaced/model name' }),
       listing({ id: 'mistralai/ministral-8b' }),
       listing({ id: 'mistralai/ministral-8b', prompt: '0.000001' }),
       {
@@ -102,7 +104,7 @@ describe('parseOpenRouterCatalog', () => {
       'not an object',
     ]);
     expect([...snapshot.models.keys()]).toEqual(['mistralai/ministral-8b', 'liquid/lfm-2.5-2.6b:free']);
-    expect(snapshot.skipped).toBe(5);
+    expect(snapshot.skipped).toBe(7);
     expect(snapshot.models.get('mistralai/ministral-8b')?.inputPerMillion).toBe(0.3);
     expect(snapshot.models.get('liquid/lfm-2.5-2.6b:free')).toMatchObject({
       contextLength: null,

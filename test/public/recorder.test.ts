@@ -3,9 +3,10 @@
  * fetcher that counts its calls, and a clock the test moves.
  */
 
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OriginUnavailableError } from '../../src/errors.js';
+import { AbortedError, OriginUnavailableError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import type { OriginsFetch } from '../../src/public/fetch-origins.js';
 import { parseOpenRouterCatalog } from '../../src/public/openrouter-catalog.js';
@@ -17,7 +18,7 @@ import { answer, listing, T0 } from './catalog-fixtures.js';
 
 const log = createLogger({ level: 'silent', format: 'text', write: () => {} });
 
-function setUp(folder = join(tempFolder('mf-recorder-'), 'store')) {
+function setUp(folder = join(tempFolder('mf-recorder-'), 'store'), created = T0 - 200 * 86_400) {
   const clock = { ms: T0 * 1000 };
   const calls: number[] = [];
   let failWith: Error | undefined;
@@ -26,13 +27,13 @@ function setUp(folder = join(tempFolder('mf-recorder-'), 'store')) {
     await new Promise((resolve) => setTimeout(resolve, 5));
     if (failWith !== undefined) throw failWith;
     return {
-      catalog: parseOpenRouterCatalog(answer([listing({ id: 'openai/gpt-4o' })]), takenAt),
+      catalog: parseOpenRouterCatalog(answer([listing({ id: 'openai/gpt-4o', created })]), takenAt),
       statuses: { openrouter: 'ok' },
     };
   };
   const recorder = (staleMaxAgeS = 7 * 86_400) =>
     new Recorder({
-      store: openFileStore<RecordedStateJson>(folder),
+      store: openFileStore<RecordedStateJson>(folder, { lockWaitMs: 200 }),
       fetchOrigins,
       refreshS: 3600,
       staleMaxAgeS,
@@ -43,6 +44,7 @@ function setUp(folder = join(tempFolder('mf-recorder-'), 'store')) {
       now: () => clock.ms,
     });
   return {
+    folder,
     clock,
     calls,
     recorder,
@@ -100,5 +102,49 @@ describe('Recorder', () => {
       setting: 'MODEL_FEED_OPENROUTER_URL',
       reason: 'the catalog is unreachable (ECONNREFUSED)',
     });
+  });
+
+  it('a caller that cancels stops waiting; the refresh goes on for the others', async () => {
+    const { calls, recorder } = setUp();
+    const reader = recorder();
+    const cancelled = new AbortController();
+    const first = reader.current(cancelled.signal);
+    const second = reader.current();
+    cancelled.abort();
+    await expect(first).rejects.toBeInstanceOf(AbortedError);
+    expect((await second).head.polls).toBe(1);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('while another process holds the fetch lock past the wait, the record answers, stale', async () => {
+    const { folder, clock, recorder } = setUp();
+    const reader = recorder();
+    await reader.current();
+    clock.ms += 3601 * 1000;
+    const other = openFileStore<RecordedStateJson>(folder);
+    let release = () => {};
+    const held = other.withFetchLock(() => new Promise<void>((resolve) => (release = resolve)));
+    try {
+      const answer = await reader.current();
+      expect(answer.stale?.reason).toMatch(/^the record could not be renewed: /);
+    } finally {
+      release();
+      await held;
+    }
+  });
+
+  it('a head that cannot be read starts the record over without announcing its recent models again', async () => {
+    const { folder, clock, recorder } = setUp(undefined, T0 - 86_400);
+    const reader = recorder();
+    const first = await reader.current();
+    expect((await openFileStore(folder).readFeed()).map((entry) => entry.event.eventType)).toEqual([
+      'new_model',
+    ]);
+    writeFileSync(join(folder, 'head.json'), 'garbage');
+    clock.ms += 3601 * 1000;
+    const again = await recorder().current();
+    expect(again.head.polls).toBe(1);
+    expect(again.head.takenAt).toBeGreaterThan(first.head.takenAt);
+    expect(await openFileStore(folder).readFeed()).toEqual([]);
   });
 });

@@ -9,7 +9,9 @@ import { fetchCatalog, MAX_CATALOG_PAGES, nextPage } from '../../src/public/fetc
 import { fetchOrigins } from '../../src/public/fetch-origins.js';
 import { fromJson, type RecordedState, toJson } from '../../src/public/recorded-state.js';
 import { snapshotCommit } from '../../src/public/snapshot-commit.js';
+import { parseVendorDeprecations } from '../../src/public/vendor-deprecations.js';
 import { answer, DAY, type ListingFacts, listing, snapshot, T0 } from './catalog-fixtures.js';
+import { deprecationRecord, deprecationsAnswer, nanoRecord } from './origin-fixtures.js';
 
 const at = (hours: number, models: ListingFacts[]) => ({ catalog: snapshot(hours, models) });
 const poll = (takenAt: number) => ({ takenAt, origins: { openrouter: 'ok' } });
@@ -74,6 +76,29 @@ describe('snapshotCommit', () => {
     const recent = { ...GPT, created: T0 - DAY };
     expect(snapshotCommit(null, at(0, [recent]), poll(T0)).commit.events).toHaveLength(1);
     expect(snapshotCommit(null, at(0, [recent]), poll(T0), false).commit.events).toEqual([]);
+  });
+});
+
+describe('snapshotCommit with a vendor notice', () => {
+  it('publishes one event when the vendor announces an end first and the catalog shows it later', () => {
+    const parsed = parseVendorDeprecations(deprecationsAnswer([deprecationRecord(nanoRecord)]));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const nano: ListingFacts = { id: 'openai/gpt-4.1-nano', name: 'OpenAI: GPT-4.1 Nano' };
+    const first = snapshotCommit(null, at(0, [nano, GPT]), poll(T0));
+    const noticed = snapshotCommit(
+      first.state,
+      { ...at(6, [nano, GPT]), deprecations: parsed.list },
+      poll(T0 + 6 * 3600),
+    );
+    expect(noticed.commit.events.map((event) => [event.eventType, event.verificationStatus])).toEqual([
+      ['deprecation', 'official'],
+    ]);
+    const dated = snapshotCommit(
+      noticed.state,
+      { ...at(12, [{ ...nano, expiration: '2026-10-23' }, GPT]), deprecations: parsed.list },
+      poll(T0 + 12 * 3600),
+    );
+    expect(dated.commit.events).toEqual([]);
   });
 });
 

@@ -110,6 +110,10 @@ class FileStore<S> implements PublicStore<S> {
     return (await this.loadHead(false, signal)).head as StoreHead<S> | null;
   }
 
+  async hasRecord(signal?: AbortSignal): Promise<boolean> {
+    return (await this.loadHead(false, signal)).key !== '';
+  }
+
   async readFeed(signal?: AbortSignal): Promise<readonly StoredEvent[]> {
     const { file } = await this.loadHead(false, signal);
     return (await this.syncFeed(file, signal)).list;

@@ -65,12 +65,36 @@ const schemas = once(() => {
   };
 });
 
+/**
+ * Nesting the store's own records never reach (an event nests 3 deep, the head's state 6): a line
+ * nested deeper was not written here, and would overflow the stack of whatever writes it out again.
+ */
+const MAX_DEPTH = 32;
+
 function parseJson(text: string): unknown {
+  if (!nestedWithin(text, MAX_DEPTH)) return undefined;
   try {
     return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** Whether the JSON text nests arrays and objects at most `max` deep: one pass, strings skipped. */
+function nestedWithin(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      if (++depth > max) return false;
+    } else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return true;
 }
 
 /** The head, or why it cannot be one. */

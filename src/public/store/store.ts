@@ -62,6 +62,8 @@ export interface SnapshotCommit<S> {
 export interface PublicStore<S> {
   /** The newest head, or null when nothing was recorded yet (or the record is unreadable). */
   readHead(signal?: AbortSignal): Promise<StoreHead<S> | null>;
+  /** Whether anything was ever recorded here, even where its head cannot be read now. */
+  hasRecord(signal?: AbortSignal): Promise<boolean>;
   /** The whole feed in ascending change time, one entry per event id (its latest publication). */
   readFeed(signal?: AbortSignal): Promise<readonly StoredEvent[]>;
   /** Every recorded price point, by id, oldest first. */

@@ -237,7 +237,7 @@ describe('the files store: files it did not write', () => {
     expect(times(await openFileStore(folder).readFeed())).toEqual([['b', T0 + 61]]);
   });
 
-  it('skips lines that are not JSON, not an event, too long or out of order, and counts them', async () => {
+  it('skips lines that are not JSON, not an event, too long, too deep or out of order, and counts them', async () => {
     const notes: string[] = [];
     const { folder, store } = newStore({ onNote: (note) => notes.push(note) });
     await appendAll(store, commit(T0, [event('a', T0)]));
@@ -249,6 +249,8 @@ describe('the files store: files it did not write', () => {
         JSON.stringify({ t: T0 + 1, e: { id: 'no title' } }),
         JSON.stringify({ t: T0 - 1, e: event('earlier', T0 - 1) }),
         JSON.stringify({ t: T0 + 2, e: { ...event('huge', T0), summary: 'x'.repeat(1024 * 1024) } }),
+        // A field nested 100,000 deep: nothing could write it out again without overflowing.
+        `{"t":${T0 + 2},"e":${JSON.stringify(event('deep', T0)).slice(0, -1)},"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`,
         JSON.stringify({ t: T0 + 3, e: event('fine', T0 + 3) }),
         '',
       ].join('\n'),
@@ -261,7 +263,7 @@ describe('the files store: files it did not write', () => {
       ['a', T0],
       ['fine', T0 + 3],
     ]);
-    expect(notes).toEqual([`public store: skipped 4 unreadable lines of ${feedPath}`]);
+    expect(notes).toEqual([`public store: skipped 5 unreadable lines of ${feedPath}`]);
   });
 
   it('never reads past the committed length, and the next append drops what lies there', async () => {
