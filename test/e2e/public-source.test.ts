@@ -305,6 +305,22 @@ describe('--source public', () => {
     );
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toContain('MODEL_FEED_OPENROUTER_URL must be an https:// URL');
+    const off = await run(
+      ['call', 'search_models'],
+      publicEnv(tempFolder('mf-public-state-'), {
+        MODEL_FEED_OPENROUTER_URL: 'off',
+      }),
+    );
+    expect(off.code).toBe(1);
+    expect(off.stdout + off.stderr).toContain(
+      "Nothing is recorded on this machine from the aggregator's public catalog (openrouter.ai), and it is turned off (MODEL_FEED_OPENROUTER_URL=off)",
+    );
+    // A service-mode run is not stopped by a stray public setting it does not read.
+    const stray = await run(
+      ['call', 'search_models', '--sandbox'],
+      scrubbedEnv({ MODEL_FEED_OPENROUTER_URL: 'garbage' }),
+    );
+    expect(stray.code, stray.stderr).toBe(0);
     const both = await run(['call', 'search_models', '--sandbox', '--source', 'public'], scrubbedEnv());
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--sandbox is --source sample');
