@@ -24,6 +24,7 @@
  */
 
 import * as z from 'zod';
+import { once } from '../once.js';
 import { vendorOf } from './model-id.js';
 import type { CatalogSnapshot } from './openrouter-catalog.js';
 
@@ -112,17 +113,23 @@ export function orgOf(repoId: string | null): string | null {
   return ORG_NAME.test(org) ? org : null;
 }
 
-const RepoSchema = z.looseObject({
-  id: z.string().regex(REPO_ID),
-  createdAt: z.iso.datetime({ offset: true }).nullish().catch(null),
-  downloads: z.number().int().nonnegative().nullish().catch(null),
-  likes: z.number().int().nonnegative().nullish().catch(null),
-  tags: z.array(z.unknown()).max(MAX_TAGS).nullish().catch(null),
-  private: z.boolean().nullish().catch(null),
+/** Built on the first parse: a process that answers from its record never needs them. */
+const schemas = once(() => {
+  const RepoSchema = z.looseObject({
+    id: z.string().regex(REPO_ID),
+    createdAt: z.iso.datetime({ offset: true }).nullish().catch(null),
+    downloads: z.number().int().nonnegative().nullish().catch(null),
+    likes: z.number().int().nonnegative().nullish().catch(null),
+    tags: z.array(z.unknown()).max(MAX_TAGS).nullish().catch(null),
+    private: z.boolean().nullish().catch(null),
+  });
+
+  return { RepoSchema };
 });
 
 /** Normalises the answers of one run; a failed request is simply absent from `answers`. */
 export function parseHuggingFaceListings(answers: readonly HuggingFaceAnswer[]): HuggingFaceListings {
+  const { RepoSchema } = schemas();
   const repos = new Map<string, HuggingFaceRepo>();
   const answeredOrgs = new Set<string>();
   let skipped = 0;

@@ -16,6 +16,7 @@
  */
 
 import * as z from 'zod';
+import { once } from '../once.js';
 import type { CatalogSnapshot } from './openrouter-catalog.js';
 import { MAX_ID_LENGTH } from './openrouter-catalog.js';
 import { modelKey, namesNamespace, vendorKey } from './vendor-match.js';
@@ -61,23 +62,29 @@ export interface ModelFacts {
   readonly vendorIds: readonly string[];
 }
 
-const ReleaseDate = z
-  .string()
-  .regex(/^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$/)
-  .nullish()
-  .catch(null);
+/** Built on the first parse: a process that answers from its record never needs them. */
+const schemas = once(() => {
+  const ReleaseDate = z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$/)
+    .nullish()
+    .catch(null);
 
-const EntrySchema = z.looseObject({
-  release_date: ReleaseDate,
-  open_weights: z.boolean().nullish().catch(null),
+  const EntrySchema = z.looseObject({
+    release_date: ReleaseDate,
+    open_weights: z.boolean().nullish().catch(null),
+  });
+
+  const ProviderSchema = z.looseObject({ models: z.record(z.string(), z.unknown()) });
+
+  return { EntrySchema, ProviderSchema };
 });
-
-const ProviderSchema = z.looseObject({ models: z.record(z.string(), z.unknown()) });
 
 const validId = (id: string) => id.trim() !== '' && id.length <= MAX_ID_LENGTH;
 
 /** Normalises a parsed `api.json` answer. */
 export function parseModelsDev(body: unknown): ModelsDevParse {
+  const { EntrySchema, ProviderSchema } = schemas();
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, reason: 'the answer is not an object of providers' };
   }

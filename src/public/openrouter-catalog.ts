@@ -7,6 +7,7 @@
  */
 
 import * as z from 'zod';
+import { once } from '../once.js';
 import { baseIdOf, isAlias } from './model-id.js';
 import { perMillion } from './price.js';
 
@@ -57,47 +58,53 @@ export type CatalogParse =
   | { readonly ok: true; readonly snapshot: CatalogSnapshot }
   | { readonly ok: false; readonly reason: string };
 
-const boundedText = z
-  .string()
-  .transform((text) => text.trim().slice(0, MAX_TEXT_LENGTH))
-  .nullish()
-  .catch(null);
-
-const modalities = z
-  .array(z.string().max(MAX_TEXT_LENGTH))
-  .max(MAX_MODALITIES)
-  .transform((list) => [...new Set(list)].sort())
-  .nullish()
-  .catch(null);
-
 /**
  * Real ids are printable ASCII without spaces (`vendor/model:variant`, `~vendor/alias`): an id with
  * anything else could not be shown, typed or put in a URL as it is, so it is not one.
  */
 const CATALOG_ID = /^[\x21-\x7e]+$/;
-const catalogId = z.string().trim().min(1).max(MAX_ID_LENGTH).regex(CATALOG_ID);
-
-const EntrySchema = z.looseObject({
-  id: catalogId,
-  name: boundedText,
-  created: z.number().int().nonnegative().max(MAX_UNIX_SECONDS).nullish().catch(null),
-  context_length: z.number().int().positive().nullish().catch(null),
-  pricing: z.looseObject({ prompt: z.unknown(), completion: z.unknown() }).nullish().catch(null),
-  architecture: z
-    .looseObject({ input_modalities: modalities, output_modalities: modalities })
+/** Built on the first parse: a process that answers from its record never needs them. */
+const schemas = once(() => {
+  const boundedText = z
+    .string()
+    .transform((text) => text.trim().slice(0, MAX_TEXT_LENGTH))
     .nullish()
-    .catch(null),
-  expiration_date: boundedText,
-  hugging_face_id: boundedText,
-  alias_target: z.looseObject({ slug: catalogId }).nullish().catch(null),
+    .catch(null);
+
+  const modalities = z
+    .array(z.string().max(MAX_TEXT_LENGTH))
+    .max(MAX_MODALITIES)
+    .transform((list) => [...new Set(list)].sort())
+    .nullish()
+    .catch(null);
+
+  const catalogId = z.string().trim().min(1).max(MAX_ID_LENGTH).regex(CATALOG_ID);
+
+  const EntrySchema = z.looseObject({
+    id: catalogId,
+    name: boundedText,
+    created: z.number().int().nonnegative().max(MAX_UNIX_SECONDS).nullish().catch(null),
+    context_length: z.number().int().positive().nullish().catch(null),
+    pricing: z.looseObject({ prompt: z.unknown(), completion: z.unknown() }).nullish().catch(null),
+    architecture: z
+      .looseObject({ input_modalities: modalities, output_modalities: modalities })
+      .nullish()
+      .catch(null),
+    expiration_date: boundedText,
+    hugging_face_id: boundedText,
+    alias_target: z.looseObject({ slug: catalogId }).nullish().catch(null),
+  });
+
+  const EnvelopeSchema = z.looseObject({ data: z.array(z.unknown()) });
+
+  return { EntrySchema, EnvelopeSchema };
 });
 
-const EnvelopeSchema = z.looseObject({ data: z.array(z.unknown()) });
-
-type Entry = z.infer<typeof EntrySchema>;
+type Entry = z.infer<ReturnType<typeof schemas>['EntrySchema']>;
 
 /** Normalises a parsed `/models` answer fetched at `takenAt` (unix seconds). */
 export function parseOpenRouterCatalog(body: unknown, takenAt: number): CatalogParse {
+  const { EntrySchema, EnvelopeSchema } = schemas();
   const envelope = EnvelopeSchema.safeParse(body);
   if (!envelope.success) return { ok: false, reason: 'the answer has no "data" list of models' };
   const models = new Map<string, CatalogModel>();

@@ -19,6 +19,7 @@
  */
 
 import * as z from 'zod';
+import { once } from '../once.js';
 import type { ModelFacts } from './models-dev.js';
 import type { CatalogSnapshot } from './openrouter-catalog.js';
 import { MAX_ID_LENGTH } from './openrouter-catalog.js';
@@ -69,46 +70,58 @@ export type DeprecationParse =
   | { readonly ok: true; readonly list: DeprecationList }
   | { readonly ok: false; readonly reason: string };
 
-const boundedText = z
-  .string()
-  .transform((text) => text.trim().slice(0, MAX_TEXT_LENGTH))
-  .nullish()
-  .catch(null);
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
-  .nullish()
-  .catch(null);
-const vendorId = z.string().trim().min(1).max(MAX_ID_LENGTH);
+/** Built on the first parse: a process that answers from its record never needs them. */
+const schemas = once(() => {
+  const boundedText = z
+    .string()
+    .transform((text) => text.trim().slice(0, MAX_TEXT_LENGTH))
+    .nullish()
+    .catch(null);
+  const isoDate = z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)
+    .nullish()
+    .catch(null);
+  const vendorId = z.string().trim().min(1).max(MAX_ID_LENGTH);
 
-const RecordSchema = z.looseObject({
-  provider: vendorId,
-  model: vendorId,
-  name: boundedText,
-  aliases: z.array(z.unknown()).max(MAX_ALIASES).nullish().catch(null),
-  deprecated_on: isoDate,
-  shutdown_on: isoDate,
-  earliest_shutdown_on: isoDate,
-  status: boundedText,
-  computed_status: boundedText,
-  replacements: z
-    .array(
-      z.looseObject({ provider: vendorId, model: vendorId, recommended: z.boolean().nullish().catch(null) }),
-    )
-    .max(MAX_REPLACEMENTS)
-    .nullish()
-    .catch(null),
-  sources: z
-    .array(z.looseObject({ url: z.string().max(MAX_URL_LENGTH).nullish().catch(null) }).catch({ url: null }))
-    .max(MAX_SOURCES)
-    .nullish()
-    .catch(null),
+  const RecordSchema = z.looseObject({
+    provider: vendorId,
+    model: vendorId,
+    name: boundedText,
+    aliases: z.array(z.unknown()).max(MAX_ALIASES).nullish().catch(null),
+    deprecated_on: isoDate,
+    shutdown_on: isoDate,
+    earliest_shutdown_on: isoDate,
+    status: boundedText,
+    computed_status: boundedText,
+    replacements: z
+      .array(
+        z.looseObject({
+          provider: vendorId,
+          model: vendorId,
+          recommended: z.boolean().nullish().catch(null),
+        }),
+      )
+      .max(MAX_REPLACEMENTS)
+      .nullish()
+      .catch(null),
+    sources: z
+      .array(
+        z.looseObject({ url: z.string().max(MAX_URL_LENGTH).nullish().catch(null) }).catch({ url: null }),
+      )
+      .max(MAX_SOURCES)
+      .nullish()
+      .catch(null),
+  });
+
+  const EnvelopeSchema = z.looseObject({ models: z.array(z.unknown()) });
+
+  return { RecordSchema, EnvelopeSchema };
 });
-
-const EnvelopeSchema = z.looseObject({ models: z.array(z.unknown()) });
 
 /** Normalises a parsed `models.json` answer. */
 export function parseVendorDeprecations(body: unknown): DeprecationParse {
+  const { RecordSchema, EnvelopeSchema } = schemas();
   const envelope = EnvelopeSchema.safeParse(body);
   if (!envelope.success) return { ok: false, reason: 'the answer has no "models" list' };
   const records: DeprecationRecord[] = [];
