@@ -29,6 +29,12 @@ const OPENED: ReadonlySet<string> = new Set(['notifications/initialized', 'serve
  */
 const WARM_UP_QUIET_MS = 50;
 
+export const TERMINAL_HINT =
+  'model-feed-mcp is an MCP server: it waits here for an MCP client to speak JSON-RPC on stdin, and shows nothing until one does (Ctrl-C ends it).\n' +
+  '  Try a tool from this shell:  model-feed-mcp call search_models --vendor openai --sandbox\n' +
+  '  Real data, no account:       model-feed-mcp call search_models --vendor openai --source public\n' +
+  '  Add it to your MCP clients:  model-feed-mcp setup\n';
+
 /** Serves MCP over stdin/stdout until stdin ends or a signal comes. */
 export async function serveStdio(config: Config, io: CliIo): Promise<void> {
   const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets: config.secrets });
@@ -37,6 +43,9 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
     // The server still starts and lists its tools; every call will say the same.
     log.warn(describeError(config.setupError));
   }
+  // A person who typed the command sees a silent wait otherwise: say what it waits for (on stderr:
+  // stdout is the protocol's alone). An MCP client's stdin is a pipe, never a terminal.
+  if (process.stdin.isTTY) io.stderr(TERMINAL_HINT);
   const runtime = await createRuntime(config, log);
   // One poller for the connection, whichever era follows the changes: 2025 resources/subscribe on
   // the server, 2026 subscriptions/listen on the transport.
