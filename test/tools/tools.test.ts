@@ -226,6 +226,20 @@ describe('tools over a real MCP client (in memory)', () => {
     expect(text(result)).toContain('1 of 2 models');
   });
 
+  it('search_models for a vendor the catalog does not have: says so, with close vendors', async () => {
+    const client = await connect();
+    const typo = await call(client, 'search_models', { vendor: 'deep-seek' });
+    expect(typo.structuredContent).toMatchObject({ total: 0, items: [], suggestions: ['deepseek'] });
+    expect(text(typo)).toContain('No vendor "deep-seek" in the catalog. Close vendors: deepseek.');
+    // The second read, of the whole catalog, is what tells a vendor from a filter that matched nothing.
+    expect(requests.map((request) => request.searchParams.get('vendor'))).toEqual(['deep-seek', null]);
+    const none = await call(client, 'search_models', { vendor: 'quillon' });
+    expect(text(none)).toContain('No vendor "quillon" in the catalog. Call search_models without vendor');
+    // A vendor that is there, with nothing under the other filters: no such note.
+    const strict = await call(client, 'search_models', { vendor: 'openai', maxInputPrice: 0 });
+    expect(text(strict)).not.toContain('No vendor');
+  });
+
   it('search_models keeps an inconsistent total in the structured result, and words the text truly', async () => {
     server.use(
       http.get(`${BASE}/api/v1/models`, () => HttpResponse.json(modelsPage(catalog, -7), { headers })),
