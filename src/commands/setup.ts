@@ -721,7 +721,11 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
       nodePath: facts.nodePath,
       which: (name) => findOnPath(name, io.env, facts.platform, facts.isFile),
     });
-  const baseUrl = flags.remove ? undefined : source === 'public' ? PUBLIC_DATA : await obtainBaseUrl(flags, facts, io);
+  const baseUrl = flags.remove
+    ? undefined
+    : source === 'public'
+      ? PUBLIC_DATA
+      : await obtainBaseUrl(flags, facts, io);
   if (baseUrl === PUBLIC_DATA) {
     const how = launch();
     io.stderr(

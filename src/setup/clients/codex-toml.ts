@@ -220,7 +220,8 @@ export const codexToml: FileFormat = {
       // A file without a final line break keeps that style, and `remove` can tell what to take back.
       return proved(lib, before, `${text}${eol}${eol}${table.slice(0, -eol.length)}`, wanted);
     }
-    const oldEnv = existing.env !== null && typeof existing.env === 'object' ? { ...(existing.env as Table) } : {};
+    const oldEnv =
+      existing.env !== null && typeof existing.env === 'object' ? { ...(existing.env as Table) } : {};
     for (const name of envToDrop(entry)) delete oldEnv[name];
     const wanted: Table = {
       ...existing,
