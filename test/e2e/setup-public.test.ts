@@ -139,7 +139,7 @@ describe('setup --source public', () => {
         MODEL_FEED_BASE_URL: sandbox.url,
       },
     });
-    expect(readFileSync(vscode, 'utf8')).toContain('${input:model-feed-api-key}');
+    expect(readFileSync(vscode, 'utf8')).toContain(`\${input:model-feed-api-key}`);
   });
 
   it('--print shows the entry and writes nothing', async () => {

@@ -56,7 +56,7 @@ describe('the public entry', () => {
     expect(json(vscodeJson.add(keyed, PUBLIC, lib)).inputs).toEqual([]);
     const shared = keyed.replace(
       '"servers": {',
-      '"servers": {\n    "other": { "type": "stdio", "command": "x", "env": { "K": "${input:model-feed-api-key}" } },',
+      `"servers": {\n    "other": { "type": "stdio", "command": "x", "env": { "K": "\${input:model-feed-api-key}" } },`,
     );
     expect(json(vscodeJson.add(shared, PUBLIC, lib)).inputs).toHaveLength(1);
   });
