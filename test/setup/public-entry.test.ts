@@ -1,11 +1,13 @@
 /** The entry for the public origins in each format: `--source public` in args, no key, no base URL. */
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { claudeAddArgs } from '../../src/setup/clients/claude-cli.js';
 import { codexToml } from '../../src/setup/clients/codex-toml.js';
 import { mcpServersJson } from '../../src/setup/clients/mcp-servers-json.js';
 import { vscodeJson } from '../../src/setup/clients/vscode-json.js';
 import { envToDrop, type ServerEntry } from '../../src/setup/entry.js';
+import { PACKAGE_NAME } from '../../src/setup/launch.js';
 import * as lib from '../../src/setup/formats.js';
 
 const PUBLIC: ServerEntry = { command: 'npx', args: ['-y', 'model-feed-mcp', '--source', 'public'], env: {} };
@@ -67,5 +69,16 @@ describe('the public entry', () => {
       mcp_servers: Record<string, unknown>;
     };
     expect(after.mcp_servers['model-feed']).toEqual({ ...PUBLIC, startup_timeout_sec: 30 });
+  });
+});
+
+describe("the README's no-account config", () => {
+  it('is the entry setup --source public writes for npx: valid JSON, the source in args, no env', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const inline = /\*\*No account:\*\*.*?e\.g\. `(\{.*?\})`/.exec(readme)?.[1];
+    expect(inline).toBeDefined();
+    const config = JSON.parse(inline!) as { mcpServers: Record<string, unknown> };
+    expect(config.mcpServers['model-feed']).toEqual({ command: 'npx', args: ['-y', PACKAGE_NAME, '--source', 'public'] });
+    expect(PUBLIC.args).toEqual(['-y', PACKAGE_NAME, '--source', 'public']);
   });
 });
