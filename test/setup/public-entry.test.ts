@@ -7,8 +7,8 @@ import { codexToml } from '../../src/setup/clients/codex-toml.js';
 import { mcpServersJson } from '../../src/setup/clients/mcp-servers-json.js';
 import { vscodeJson } from '../../src/setup/clients/vscode-json.js';
 import { envToDrop, type ServerEntry } from '../../src/setup/entry.js';
-import { PACKAGE_NAME } from '../../src/setup/launch.js';
 import * as lib from '../../src/setup/formats.js';
+import { PACKAGE_NAME } from '../../src/setup/launch.js';
 
 const PUBLIC: ServerEntry = { command: 'npx', args: ['-y', 'model-feed-mcp', '--source', 'public'], env: {} };
 const KEYED: ServerEntry = {
@@ -78,7 +78,10 @@ describe("the README's no-account config", () => {
     const inline = /\*\*No account:\*\*.*?e\.g\. `(\{.*?\})`/.exec(readme)?.[1];
     expect(inline).toBeDefined();
     const config = JSON.parse(inline!) as { mcpServers: Record<string, unknown> };
-    expect(config.mcpServers['model-feed']).toEqual({ command: 'npx', args: ['-y', PACKAGE_NAME, '--source', 'public'] });
+    expect(config.mcpServers['model-feed']).toEqual({
+      command: 'npx',
+      args: ['-y', PACKAGE_NAME, '--source', 'public'],
+    });
     expect(PUBLIC.args).toEqual(['-y', PACKAGE_NAME, '--source', 'public']);
   });
 });
