@@ -59,7 +59,9 @@ export function checkOriginAddress(
   const from = env[origin.setting]?.trim() ? `from ${origin.setting}` : '(default)';
   if (origin.url === undefined || choice === undefined) {
     const without =
-      origin.adds === undefined ? 'no snapshot is taken' : `the feed goes on without ${origin.adds}`;
+      origin.adds === undefined
+        ? 'no snapshot is taken: answers come from what was recorded before, if anything'
+        : `the feed goes on without ${origin.adds}`;
     return forOrigin(
       origin,
       check('origin', { status: 'off', detail: `off (${origin.setting}=off): not asked; ${without}` }),

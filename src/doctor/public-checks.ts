@@ -6,7 +6,7 @@
  */
 
 import { HttpClient, type Query } from '../api/http.js';
-import { type Config, ENV } from '../config.js';
+import { type Config, ENV, PUBLIC_ORIGINS } from '../config.js';
 import type { Logger } from '../log.js';
 import { createNetworkFetch } from '../net/fetch.js';
 import { chooseProxy } from '../net/proxy.js';
@@ -141,9 +141,13 @@ async function checkOrigin(origin: PublicOrigin, deps: PublicCheckDeps): Promise
   return asOptional(origin, checks);
 }
 
-/** The record of the public origins this machine keeps (for the configured catalog), read only. */
+/**
+ * The record of the public origins this machine keeps, read only: the configured catalog's, or with
+ * the catalog off the default address's, as the source reads it then.
+ */
 async function readRecord(config: Config): Promise<RecordFacts> {
-  const folder = storeFolder(config.stateFolder, config.publicOrigins.openrouter);
+  const address = config.publicOrigins.openrouter ?? PUBLIC_ORIGINS.openrouter.url;
+  const folder = storeFolder(config.stateFolder, address);
   let unreadable: string | undefined;
   try {
     const store = openFileStore(folder, {
