@@ -165,6 +165,7 @@ async function readRecord(config: Config): Promise<RecordFacts> {
 export async function runPublicChecks(deps: PublicCheckDeps): Promise<Check[]> {
   const origins = await Promise.all(publicOrigins(deps.config).map((origin) => checkOrigin(origin, deps)));
   const nowS = Math.floor((deps.now ?? Date.now)() / 1000);
-  const record = checkRecord(await readRecord(deps.config), nowS, deps.config.refreshS);
+  const catalogOff = deps.config.publicOrigins.openrouter === undefined;
+  const record = checkRecord(await readRecord(deps.config), nowS, deps.config.refreshS, catalogOff);
   return [...origins.flat(), record];
 }

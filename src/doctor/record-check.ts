@@ -4,6 +4,7 @@
  * make a record. Pure.
  */
 
+import { ENV } from '../config.js';
 import { describeError } from '../describe-error.js';
 import type { StoreHead } from '../public/store/store.js';
 import { echoPath } from '../text/redact.js';
@@ -33,13 +34,21 @@ export function ageInWords(seconds: number): string {
   return `${Math.floor(hours / 24)} days${hours % 24 ? ` ${hours % 24} h` : ''}`;
 }
 
-export function checkRecord(facts: RecordFacts, nowS: number, refreshS: number): Check {
+/** `catalogOff`: the catalog is set `off`, so nothing new is recorded and answers come only from here. */
+export function checkRecord(facts: RecordFacts, nowS: number, refreshS: number, catalogOff = false): Check {
   const folder = echoPath(facts.folder);
   if ('error' in facts) {
     return check('record', {
       status: 'fail',
       detail: `${folder}: cannot be read`,
       fix: describeError(facts.error, 'shell'),
+    });
+  }
+  if (facts.head === null && catalogOff) {
+    return check('record', {
+      status: 'fail',
+      detail: `${folder}: nothing recorded, and the catalog is off: no answer can be given`,
+      fix: `Turn the catalog on (unset ${ENV.openrouterUrl}, or point it at a mirror) for one read at least.`,
     });
   }
   if (facts.head === null) {
@@ -57,8 +66,11 @@ export function checkRecord(facts: RecordFacts, nowS: number, refreshS: number):
   }
   const { head } = facts;
   const age = nowS - head.takenAt;
-  const freshness =
-    age < refreshS ? 'fresh' : `older than the refresh age of ${refreshS} s: the next read fetches anew`;
+  const freshness = catalogOff
+    ? 'the catalog is off: answers come from it as it is'
+    : age < refreshS
+      ? 'fresh'
+      : `older than the refresh age of ${refreshS} s: the next read fetches anew`;
   const origins = Object.entries(head.lastPoll.origins)
     .map(([name, status]) => `${name} ${status}`)
     .join(', ');

@@ -239,6 +239,17 @@ describe('doctor --source public', () => {
     expect(out.find('get', 'models.dev').status).toBe('pass');
   });
 
+  it('the catalog off: reported as off; with nothing recorded, the record check fails', async () => {
+    serveAll();
+    const out = await doctor(env(tempFolder('mf-doctor-public-'), { MODEL_FEED_OPENROUTER_URL: 'off' }));
+    expect(out.code).toBe(1);
+    expect(out.find('origin', 'openrouter')).toMatchObject({ status: 'off' });
+    expect(out.find('record')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('nothing recorded, and the catalog is off'),
+    });
+  });
+
   it('a catalog answer that lists no models fails too', async () => {
     serveAll();
     origin.serve('/models', { data: 'nothing' });
