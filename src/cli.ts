@@ -139,7 +139,7 @@ const SETTINGS_OF: Readonly<Record<string, readonly Setting[]>> = {
   watch: SERVICE_SETTINGS,
   check: SERVICE_SETTINGS,
   doctor: ALL_SETTINGS,
-  setup: ['baseUrl', 'timeout', 'logLevel', 'logFormat', 'proxy'],
+  setup: ['baseUrl', 'timeout', 'logLevel', 'logFormat', 'proxy', 'source'],
   sandbox: [],
   help: [],
 };

@@ -1,7 +1,9 @@
 /**
  * `model-feed-mcp doctor [--json]`: what stands between this machine and the service, one check
  * per line: Node, settings, base URL, proxy, CA certificates, DNS, TCP, TLS, the key, the rate
- * limit. Exit 0 only when every check passed (warnings allowed).
+ * limit. With `--source public`, the public origins instead: each one's route, DNS, TCP, TLS and
+ * one GET, then the record kept here. Exit 0 only when every check passed (warnings allowed, and
+ * origins turned off).
  */
 
 import type { Config } from '../config.js';
@@ -10,10 +12,12 @@ import type { Check } from '../doctor/check.js';
 import { type AuthResult, runNetworkChecks } from '../doctor/network-checks.js';
 import { checkNodeVersion } from '../doctor/node-version.js';
 import * as probes from '../doctor/probes.js';
+import { runPublicChecks } from '../doctor/public-checks.js';
 import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
 import { planRoute } from '../doctor/route.js';
 import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
 import { checkSettings } from '../doctor/settings-check.js';
+import { checkNoAccount, checkPublicSettings } from '../doctor/source-check.js';
 import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
 import { chooseProxy } from '../net/proxy.js';
@@ -58,13 +62,27 @@ export async function authenticate(config: Config, log: Logger): Promise<AuthRes
   }
 }
 
+/** No key, no base URL: the settings of the public source, CA, every origin, the record. */
+async function collectPublicChecks(config: Config, io: CliIo, log: Logger): Promise<Check[]> {
+  const extraCa = config.extraCaCerts ? await probes.readExtraCaFile(config.extraCaCerts) : undefined;
+  const local = [
+    checkNodeVersion(process.versions.node, NODE_ENGINES),
+    checkPublicSettings(config, io.env),
+    checkCaSources(process.getBuiltinModule('node:tls').rootCertificates.length, extraCa),
+  ];
+  return [...local, ...(await runPublicChecks({ config, env: io.env, log, probes }))];
+}
+
 async function collectChecks(target: Target, io: CliIo, log: Logger): Promise<Check[]> {
   const { config } = target;
+  if (config.source === 'public') return collectPublicChecks(config, io, log);
+  const noAccount = checkNoAccount(config, io.env);
   const proxyChoice = config.baseUrl ? chooseProxy(new URL(config.baseUrl), config.proxy) : undefined;
   const extraCa = config.extraCaCerts ? await probes.readExtraCaFile(config.extraCaCerts) : undefined;
   const local = [
     checkNodeVersion(process.versions.node, NODE_ENGINES),
     checkSettings({ config, env: io.env, sandboxUrl: target.sandboxUrl }),
+    ...(noAccount ? [noAccount] : []),
     checkBaseUrl(config.baseUrl),
     checkProxy(proxyChoice),
     checkCaSources(process.getBuiltinModule('node:tls').rootCertificates.length, extraCa),

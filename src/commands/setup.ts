@@ -2,12 +2,14 @@
  * `model-feed-mcp setup`: adds the server to the user's MCP clients (or, with --remove, takes it
  * out again). Finds the installed clients, asks which to configure, gets the base URL and the key,
  * checks the key against the service the way doctor does, and only then writes each client's own
- * format, merging into what is there. See docs/setup.md.
+ * format, merging into what is there. With no account (`--source public`, or Enter at the base URL
+ * question), the entry starts the server on the public origins instead: no key, no base URL.
+ * See docs/setup.md.
  */
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { type Config, type ConfigFlags, ENV, resolveConfig } from '../config.js';
+import { type Config, type ConfigFlags, ENV, resolveConfig, SOURCES, type SourceKind } from '../config.js';
 import { describeError, describeFileError } from '../describe-error.js';
 import { AuthError, ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -166,7 +168,7 @@ class KeyRejected extends Stop {
 /** How to skip each question next time, said when setup stops on too many unusable answers. */
 const SKIP_QUESTION: Record<string, string> = {
   'choice of clients': 'or name them with --client <name>',
-  'base URL': `or give it with --base-url <url>`,
+  'base URL': `or give it with --base-url <url> (with no account: --source public)`,
   'API key': `or pipe it on stdin (\`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`)`,
 };
 
@@ -257,7 +259,7 @@ async function obtainCheckedKey(
     if (needKey && key === undefined) {
       throw new Stop(
         EXIT.usage,
-        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`), or run setup in a terminal to type it.`,
+        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`), or run setup in a terminal to type it. ${NO_ACCOUNT}`,
       );
     }
     return checkKey(flags, io, baseUrl, key, needKey);
@@ -273,7 +275,9 @@ async function obtainCheckedKey(
     check: async (typed) => {
       if (typed === '') {
         return needKey
-          ? { problem: "No key typed: paste the key from the service's account screen." }
+          ? {
+              problem: `No key typed: paste the key from the service's account screen. ${NO_ACCOUNT}`,
+            }
           : { value: await checkKey(flags, io, baseUrl, undefined, needKey) };
       }
       const problem = typedKeyProblem(typed);
@@ -297,25 +301,59 @@ async function obtainCheckedKey(
   });
 }
 
-async function obtainBaseUrl(flags: SetupFlags, facts: SetupFacts, io: CliIo): Promise<string | undefined> {
+/** What a person with no account answers at the base URL question: the public origins. */
+const PUBLIC_DATA = Symbol('public data');
+
+async function obtainBaseUrl(
+  flags: SetupFlags,
+  facts: SetupFacts,
+  io: CliIo,
+): Promise<string | typeof PUBLIC_DATA | undefined> {
   const given = flags.baseUrl?.trim() || io.env[ENV.baseUrl]?.trim();
   if (given) return given;
   if (!facts.stdin.isTTY) return undefined;
   // Judged here, where it is typed: once the key has been typed too, it is late to find that the
   // URL has no scheme, and a message about --base-url means nothing to someone who typed it.
-  return askUntilValid({
+  // The first question about an account: Enter there (with nothing offered) means there is none.
+  return askUntilValid<string | typeof PUBLIC_DATA>({
     what: 'base URL',
     ask: (offer) =>
       askLine(
         facts.stdin,
         io.stderr,
         offer === undefined
-          ? 'Service base URL (it comes with your account, e.g. https://<service host>): '
+          ? 'Service base URL (it comes with your account, e.g. https://<service host>; no account? press Enter to use public data, no key needed): '
           : `Service base URL [Enter for ${echoValue(offer, [])}]: `,
       ),
-    check: checkTypedBaseUrl,
+    check: (answer) => (answer === '' ? { value: PUBLIC_DATA } : checkTypedBaseUrl(answer)),
     write: io.stderr,
   });
+}
+
+/** How to go on without an account, said where a key or base URL is missing. */
+const NO_ACCOUNT =
+  'With no account, run `model-feed-mcp setup --source public`: real data from the public origins, no key.';
+
+/**
+ * `--source`, else MODEL_FEED_SOURCE: which source the written entry uses. `sample` is refused, as
+ * `--sandbox` is: sample data needs no client config.
+ */
+function chosenSource(flags: SetupFlags, io: CliIo): SourceKind {
+  const given = flags.source?.trim() || io.env[ENV.source]?.trim();
+  const source = (given?.toLowerCase() ?? 'service') as SourceKind;
+  if (!SOURCES.includes(source)) {
+    throw new Stop(
+      EXIT.usage,
+      `${ENV.source} must be one of ${SOURCES.join(', ')}; got "${echoValue(given ?? '', [])}".`,
+    );
+  }
+  if (flags.sandbox || source === 'sample') {
+    throw new Stop(
+      EXIT.usage,
+      'setup configures clients for the real service or the public origins and does not take --sandbox (--source sample). To try the tools on sample data, run `model-feed-mcp call search_models --sandbox`.',
+    );
+  }
+  return source;
 }
 
 /** The key as `--print` shows it: recognisable, not usable. */
@@ -614,6 +652,16 @@ function entryFor(launch: Launch, baseUrl: string, key: string | undefined): Ser
   };
 }
 
+/**
+ * The entry of `--source public`: the source as an argument, no key, no base URL. An argument, not
+ * MODEL_FEED_SOURCE in "env": every format replaces an entry's args whole but merges its env key
+ * by key, so a later keyed setup over this entry leaves no `public` behind, and this one takes out
+ * the key and base URL a keyed entry had (formats drop the managed variables an entry lacks).
+ */
+function publicEntryFor(launch: Launch): ServerEntry {
+  return { command: launch.command, args: [...launch.args, '--source', 'public'], env: { ...launch.env } };
+}
+
 async function checkKey(
   flags: SetupFlags,
   io: CliIo,
@@ -621,8 +669,9 @@ async function checkKey(
   key: string | undefined,
   needKey: boolean,
 ) {
+  // The key is checked with the service, whatever MODEL_FEED_SOURCE says in this shell.
   const config = resolveConfig(
-    { ...flags, baseUrl, sandbox: false, diskCache: false },
+    { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
     { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
   );
   // No key is fine only where none is written (VS Code asks for it itself) or with --print.
@@ -649,12 +698,7 @@ async function checkKey(
 }
 
 async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopSignals): Promise<number> {
-  if (flags.sandbox) {
-    throw new Stop(
-      EXIT.usage,
-      'setup configures clients for the real service and does not take --sandbox. To try the tools on sample data, run `model-feed-mcp call search_models --sandbox`.',
-    );
-  }
+  const source = flags.remove ? 'service' : chosenSource(flags, io);
   const chosen = await chooseTargets(flags, findTargets(facts, io.env), facts, io);
   const lib = await facts.loadFormats();
   const ctx: Context = {
@@ -669,12 +713,32 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
   };
   let entry: ServerEntry | undefined;
   let vscodeEntry: ServerEntry | undefined;
-  if (!flags.remove) {
-    const baseUrl = await obtainBaseUrl(flags, facts, io);
+  const launch = () =>
+    launchFor({
+      platform: facts.platform,
+      env: io.env,
+      script: facts.script,
+      nodePath: facts.nodePath,
+      which: (name) => findOnPath(name, io.env, facts.platform, facts.isFile),
+    });
+  const baseUrl = flags.remove
+    ? undefined
+    : source === 'public'
+      ? PUBLIC_DATA
+      : await obtainBaseUrl(flags, facts, io);
+  if (baseUrl === PUBLIC_DATA) {
+    const how = launch();
+    io.stderr(
+      'Source: the public origins (real data recorded on this machine; no account, no key). Check them with `model-feed-mcp doctor --source public`.\n',
+    );
+    io.stderr(`Command: ${how.how}\n`);
+    entry = publicEntryFor(how);
+    vscodeEntry = entry;
+  } else if (!flags.remove) {
     if (!baseUrl) {
       throw new Stop(
         EXIT.usage,
-        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account).`,
+        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account). ${NO_ACCOUNT}`,
       );
     }
     const keyInFile = chosen.some((t) => t.client.keyInFile);
@@ -685,16 +749,10 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
       : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
     ctx.key = config.apiKey;
     ctx.secrets = config.secrets;
-    const launch = launchFor({
-      platform: facts.platform,
-      env: io.env,
-      script: facts.script,
-      nodePath: facts.nodePath,
-      which: (name) => findOnPath(name, io.env, facts.platform, facts.isFile),
-    });
-    io.stderr(`Command: ${launch.how}\n`);
-    entry = entryFor(launch, config.baseUrl ?? baseUrl, config.apiKey);
-    vscodeEntry = entryFor(launch, config.baseUrl ?? baseUrl, undefined);
+    const how = launch();
+    io.stderr(`Command: ${how.how}\n`);
+    entry = entryFor(how, config.baseUrl ?? baseUrl, config.apiKey);
+    vscodeEntry = entryFor(how, config.baseUrl ?? baseUrl, undefined);
   }
   const configured: ClientDef[] = [];
   stops.holdForWrites();

@@ -1,6 +1,7 @@
 /** What one doctor check found. The shape `--json` prints, one entry per check, in order. */
 
-export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
+/** `off`: turned off on purpose (a public origin set to `off`); neither a failure nor a pass. */
+export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'off';
 
 export type CheckId =
   | 'node'
@@ -12,12 +13,18 @@ export type CheckId =
   | 'tcp'
   | 'tls'
   | 'auth'
-  | 'rate-limit';
+  | 'rate-limit'
+  | 'source'
+  | 'origin'
+  | 'get'
+  | 'record';
 
 export interface Check {
   id: CheckId;
   title: string;
   status: CheckStatus;
+  /** The public origin a check is about (`openrouter`, `models.dev`, …), as `dataSource` names it. */
+  origin?: string;
   /** What was found, in one line. */
   detail: string;
   /** What to do about a failure or warning. */
@@ -37,6 +44,10 @@ export const TITLES: Record<CheckId, string> = {
   tls: 'TLS',
   auth: 'Authentication',
   'rate-limit': 'Rate limit',
+  source: 'Data source',
+  origin: 'Address',
+  get: 'GET',
+  record: 'Public record',
 };
 
 type Outcome = Omit<Check, 'id' | 'title'>;

@@ -1,7 +1,8 @@
 /**
  * The network checks in the order a request meets them: DNS, TCP, TLS (through the proxy's tunnel
- * when there is one), then an authenticated request and the rate limit it reports. Once a step
- * fails, the later ones are reported as skipped, naming the step that stopped them.
+ * when there is one), then a request: to the service, authenticated, and the rate limit it reports;
+ * to a public origin, one GET of its resource. Once a step fails, the later ones are reported as
+ * skipped, naming the step that stopped them.
  */
 
 import type { Socket } from 'node:net';
@@ -11,8 +12,10 @@ import {
   authFailed,
   authPassed,
   checkRateLimit,
+  type Destination,
   dnsFailed,
   dnsPassed,
+  SERVICE,
   type TlsStage,
   tcpFailed,
   tcpPassed,
@@ -44,9 +47,9 @@ export interface NetworkPlan {
   authenticate: (() => Promise<AuthResult>) | undefined;
 }
 
-type Timed<T> = { ms: number } & ({ ok: true; value: T } | { ok: false; error: unknown });
+export type Timed<T> = { ms: number } & ({ ok: true; value: T } | { ok: false; error: unknown });
 
-async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
+export async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
@@ -57,8 +60,14 @@ async function timed<T>(work: () => Promise<T>): Promise<Timed<T>> {
   }
 }
 
-/** The tunnel through the proxy, if any, then the handshake with the service, timed as one step. */
-async function checkTls(route: Route, socket: Socket, timeoutMs: number, probes: Probes): Promise<Check> {
+/** The tunnel through the proxy, if any, then the handshake with the destination, timed as one step. */
+async function checkTls(
+  route: Route,
+  socket: Socket,
+  timeoutMs: number,
+  probes: Probes,
+  to: Destination,
+): Promise<Check> {
   let stage: TlsStage = route.proxy ? 'tunnel' : 'handshake';
   const tls = await timed(async () => {
     const channel = route.proxy
@@ -67,7 +76,54 @@ async function checkTls(route: Route, socket: Socket, timeoutMs: number, probes:
     stage = 'handshake';
     return probes.handshake(channel, route.service.host, timeoutMs);
   });
-  return tls.ok ? tlsPassed(route, tls.value, tls.ms) : tlsFailed(route, tls.error, tls.ms, stage);
+  return tls.ok ? tlsPassed(route, tls.value, tls.ms) : tlsFailed(route, tls.error, tls.ms, stage, to);
+}
+
+export interface Connection {
+  /** DNS, TCP, and TLS for an https address. */
+  checks: Check[];
+  /** Why the request cannot be made: the first step that failed; undefined when all passed. */
+  stopper: string | undefined;
+}
+
+/** DNS, TCP and TLS to `route`, each bounded by `timeoutMs`; the steps after a failure are skipped. */
+export async function runConnectionChecks(
+  route: Route,
+  timeoutMs: number,
+  probes: Probes,
+  to: Destination,
+): Promise<Connection> {
+  const checks: Check[] = [];
+  let stopper: string | undefined;
+  const record = (result: Check): void => {
+    checks.push(result);
+    if (result.status === 'fail') stopper ??= `${result.title} failed`;
+  };
+
+  const dns = await timed(() => probes.lookupHost(route.connect.host, timeoutMs));
+  record(dns.ok ? dnsPassed(route, dns.value, dns.ms) : dnsFailed(route, dns.error, dns.ms, to));
+
+  let socket: Socket | undefined;
+  try {
+    if (stopper) {
+      record(skipped('tcp', stopper));
+    } else {
+      const tcp = await timed(() => probes.openTcp(route.connect.host, route.connect.port, timeoutMs));
+      if (tcp.ok) socket = tcp.value;
+      record(tcp.ok ? tcpPassed(route, tcp.ms) : tcpFailed(route, tcp.error, tcp.ms, to));
+    }
+    // Plain http is allowed to loopback only, which is never proxied: no TLS, no tunnel to check.
+    if (route.service.https) {
+      record(
+        stopper === undefined && socket !== undefined
+          ? await checkTls(route, socket, timeoutMs, probes, to)
+          : skipped('tls', stopper ?? 'TCP failed'),
+      );
+    }
+  } finally {
+    socket?.destroy();
+  }
+  return { checks, stopper };
 }
 
 const ALL_STEPS: CheckId[] = ['dns', 'tcp', 'tls', 'auth', 'rate-limit'];
@@ -77,47 +133,16 @@ export async function runNetworkChecks(plan: NetworkPlan, probes: Probes): Promi
   if (route === undefined) {
     return ALL_STEPS.map((id) => skipped(id, 'no usable base URL (see Settings)'));
   }
-  const checks: Check[] = [];
-  /** Why later steps cannot run: the first step that failed. */
-  let stopper: string | undefined;
-  const record = (result: Check): void => {
-    checks.push(result);
-    if (result.status === 'fail') stopper ??= `${result.title} failed`;
-  };
-
-  const dns = await timed(() => probes.lookupHost(route.connect.host, timeoutMs));
-  record(dns.ok ? dnsPassed(route, dns.value, dns.ms) : dnsFailed(route, dns.error, dns.ms));
-
-  let socket: Socket | undefined;
-  try {
-    if (stopper) {
-      record(skipped('tcp', stopper));
-    } else {
-      const tcp = await timed(() => probes.openTcp(route.connect.host, route.connect.port, timeoutMs));
-      if (tcp.ok) socket = tcp.value;
-      record(tcp.ok ? tcpPassed(route, tcp.ms) : tcpFailed(route, tcp.error, tcp.ms));
-    }
-    // Plain http is allowed to loopback only, which is never proxied: no TLS, no tunnel to check.
-    if (route.service.https) {
-      record(
-        stopper === undefined && socket !== undefined
-          ? await checkTls(route, socket, timeoutMs, probes)
-          : skipped('tls', stopper ?? 'TCP failed'),
-      );
-    }
-  } finally {
-    socket?.destroy();
-  }
-
+  const { checks, stopper } = await runConnectionChecks(route, timeoutMs, probes, SERVICE);
   const authenticate = stopper === undefined ? plan.authenticate : undefined;
   if (authenticate === undefined) {
     const reason = stopper ?? 'no API key (see Settings)';
-    record(skipped('auth', reason));
-    record(skipped('rate-limit', reason));
-    return checks;
+    return [...checks, skipped('auth', reason), skipped('rate-limit', reason)];
   }
   const auth = await timed(authenticate);
-  record(auth.ok ? authPassed(auth.value.changes, auth.ms) : authFailed(auth.error, auth.ms));
-  record(auth.ok ? checkRateLimit(auth.value.rateLimit) : skipped('rate-limit', 'Authentication failed'));
-  return checks;
+  return [
+    ...checks,
+    auth.ok ? authPassed(auth.value.changes, auth.ms) : authFailed(auth.error, auth.ms),
+    auth.ok ? checkRateLimit(auth.value.rateLimit) : skipped('rate-limit', 'Authentication failed'),
+  ];
 }

@@ -16,6 +16,25 @@ import type { Route } from './route.js';
 
 export const AUTH_PATH = '/api/v1/changes?limit=1';
 
+/** Where the checked requests go, as the fixes name it. */
+export interface Destination {
+  /** The setting that holds its address, e.g. MODEL_FEED_BASE_URL. */
+  setting: string;
+  /** The flag that sets it too, if any. */
+  flag: string | undefined;
+  /** For people: "the service", "models.dev". */
+  name: string;
+  /** The path and query doctor asks for there. */
+  path: string;
+}
+
+export const SERVICE: Destination = {
+  setting: ENV.baseUrl,
+  flag: '--base-url',
+  name: 'the service',
+  path: AUTH_PATH,
+};
+
 /** A probe failure as its code and words; every Node network error carries a `code`. */
 export function failureOf(error: unknown): { code: string; words: string; message: string } {
   const message = error instanceof Error ? error.message : String(error);
@@ -40,7 +59,7 @@ export function dnsPassed(route: Route, addresses: readonly string[], ms: number
   return check('dns', { status: 'pass', detail, ms });
 }
 
-export function dnsFailed(route: Route, error: unknown, ms: number): Check {
+export function dnsFailed(route: Route, error: unknown, ms: number, to: Destination = SERVICE): Check {
   const { code, words } = failureOf(error);
   const name = route.proxy ? `proxy host ${route.connect.host}` : route.connect.host;
   return check('dns', {
@@ -48,7 +67,7 @@ export function dnsFailed(route: Route, error: unknown, ms: number): Check {
     detail: `${name}: ${words} (${code})`,
     fix: route.proxy
       ? `Check the host name of the proxy ${route.proxy.label}.`
-      : `Check the host name in ${ENV.baseUrl} (--base-url). ${USE_A_PROXY}`,
+      : `Check the host name in ${to.setting}${to.flag ? ` (${to.flag})` : ''}. ${USE_A_PROXY}`,
     ms,
   });
 }
@@ -57,13 +76,13 @@ export function tcpPassed(route: Route, ms: number): Check {
   return check('tcp', { status: 'pass', detail: `connected to ${where(route)}`, ms });
 }
 
-export function tcpFailed(route: Route, error: unknown, ms: number): Check {
+export function tcpFailed(route: Route, error: unknown, ms: number, to: Destination = SERVICE): Check {
   const { code, words } = failureOf(error);
   let fix: string;
   if (code === 'ECONNREFUSED') {
     fix = route.proxy
       ? 'Nothing accepts connections there: check the port of the proxy and that it is running.'
-      : `Nothing accepts connections there: check the port in ${ENV.baseUrl} and that the service is running.`;
+      : `Nothing accepts connections there: check the port in ${to.setting} and that ${to.name} is running.`;
   } else {
     fix = route.proxy
       ? 'Check that the proxy is reachable from this machine (VPN, firewall).'
@@ -89,14 +108,20 @@ export function tlsPassed(route: Route, facts: TlsFacts, ms: number): Check {
 /** Where TLS failed: opening the proxy's tunnel (TLS to an https:// proxy included), or the handshake with the service. */
 export type TlsStage = 'tunnel' | 'handshake';
 
-export function tlsFailed(route: Route, error: unknown, ms: number, stage: TlsStage): Check {
+export function tlsFailed(
+  route: Route,
+  error: unknown,
+  ms: number,
+  stage: TlsStage,
+  to: Destination = SERVICE,
+): Check {
   const { code, words, message } = failureOf(error);
   // Built the way the HTTP client reports the same failure, so describeError words it the same.
   const asTheClientSeesIt = (detail: string) =>
     describeError(
       new NetworkError(code, detail, {
         method: 'GET',
-        path: AUTH_PATH,
+        path: to.path,
         host: route.service.authority,
         attempts: 1,
         proxy: route.proxy?.label,
@@ -134,7 +159,7 @@ export function tlsFailed(route: Route, error: unknown, ms: number, stage: TlsSt
   return check('tls', {
     status: 'fail',
     detail: `TLS with ${target} failed: ${words} (${code})${through(route)}`,
-    fix: `Check that ${ENV.baseUrl} points at the service's HTTPS address; a proxy or firewall may be interfering.`,
+    fix: `Check that ${to.setting} points at ${to.name}'s HTTPS address; a proxy or firewall may be interfering.`,
     ms,
   });
 }

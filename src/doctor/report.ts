@@ -2,11 +2,14 @@
 
 import type { Check, CheckStatus } from './check.js';
 
-const SYMBOLS: Record<CheckStatus, string> = { pass: '✔', warn: '!', fail: '✖', skip: '-' };
+const SYMBOLS: Record<CheckStatus, string> = { pass: '✔', warn: '!', fail: '✖', skip: '-', off: '○' };
 
-/** Warnings do not fail; a check that did not run is not a pass. */
+/**
+ * Warnings do not fail, nor does what was turned off on purpose; a check that did not run is not a
+ * pass.
+ */
 export function allPassed(checks: readonly Check[]): boolean {
-  return checks.every((c) => c.status === 'pass' || c.status === 'warn');
+  return checks.every((c) => c.status === 'pass' || c.status === 'warn' || c.status === 'off');
 }
 
 export function exitCodeFor(checks: readonly Check[]): number {
@@ -19,8 +22,9 @@ function count(checks: readonly Check[], status: CheckStatus): number {
 
 function summary(checks: readonly Check[]): string {
   const warnings = count(checks, 'warn');
-  const warned = warnings ? `, ${warnings} with a warning` : '';
-  if (allPassed(checks)) return `All ${checks.length} checks passed${warned}.`;
+  const off = count(checks, 'off');
+  const warned = `${warnings ? `, ${warnings} with a warning` : ''}${off ? `, ${off} off` : ''}`;
+  if (allPassed(checks)) return `All ${checks.length - off} checks passed${warned}.`;
   return `Not ready: ${count(checks, 'fail')} failed, ${count(checks, 'skip')} skipped, ${count(checks, 'pass') + warnings} passed${warned}. Fix the first ✖ above, then run model-feed-mcp doctor again.`;
 }
 

@@ -53,7 +53,7 @@ const SERVICE = [
   '--refresh',
 ];
 const ALL = [...SERVICE.slice(0, 5), '--watch-interval', ...SERVICE.slice(5)];
-const SETUP = ['--base-url', '--timeout', '--log-level', '--log-format', '--proxy'];
+const SETUP = ['--base-url', '--timeout', '--log-level', '--log-format', '--proxy', '--source'];
 const EVERY = ['--version', '--help'];
 
 /**
@@ -150,7 +150,7 @@ describe('help: each command lists the flags it takes, and no other', () => {
 
 describe('a flag the command does not take is refused, naming the command and what it takes', () => {
   const setupTakes =
-    'setup takes --client, --yes, --print and --remove, and the settings --base-url, --timeout, --log-level, --log-format and --proxy.';
+    'setup takes --client, --yes, --print and --remove, and the settings --base-url, --timeout, --log-level, --log-format, --proxy and --source.';
 
   it('after the command name, as an unknown option of that command, with exit code 2', async () => {
     const out = await parse(['setup', '--watch-interval', '5']);

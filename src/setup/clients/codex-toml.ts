@@ -11,7 +11,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { FileFormat, FormatLib, ServerEntry } from '../entry.js';
-import { SERVER_NAME } from '../entry.js';
+import { envToDrop, SERVER_NAME } from '../entry.js';
 import { ConfigParseError, ConfigShapeError } from '../problems.js';
 
 type Table = Record<string, unknown>;
@@ -220,7 +220,9 @@ export const codexToml: FileFormat = {
       // A file without a final line break keeps that style, and `remove` can tell what to take back.
       return proved(lib, before, `${text}${eol}${eol}${table.slice(0, -eol.length)}`, wanted);
     }
-    const oldEnv = existing.env !== null && typeof existing.env === 'object' ? (existing.env as Table) : {};
+    const oldEnv =
+      existing.env !== null && typeof existing.env === 'object' ? { ...(existing.env as Table) } : {};
+    for (const name of envToDrop(entry)) delete oldEnv[name];
     const wanted: Table = {
       ...existing,
       command: entry.command,

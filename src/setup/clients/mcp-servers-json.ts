@@ -5,7 +5,7 @@
  */
 
 import type { FileFormat, ServerEntry } from '../entry.js';
-import { SERVER_NAME } from '../entry.js';
+import { envToDrop, SERVER_NAME } from '../entry.js';
 import { detectStyle, removeValue, setValue, valueAt } from '../jsonc-edit.js';
 
 type Lib = Parameters<FileFormat['add']>[2];
@@ -23,9 +23,15 @@ function isRemoteEntry(existing: Record<string, unknown>): boolean {
  * Sets our entry under `top`. A new entry is written whole, and so is one that pointed at an HTTP
  * endpoint (its URL and its Authorization header, holding a key, go). An existing stdio entry keeps
  * its other keys (a `disabled` flag, an extra env var the user added) and gets our command, args and
- * env values.
+ * env values; the variables setup manages that `entry` lacks (the key and base URL, for the public
+ * origins) are taken out.
  */
-export function mergeEntry(lib: Lib, text: string, top: string, entry: object): string {
+export function mergeEntry(
+  lib: Lib,
+  text: string,
+  top: string,
+  entry: Pick<ServerEntry, 'env'> & Record<string, unknown>,
+): string {
   const style = detectStyle(text);
   const path = [top, SERVER_NAME];
   const existing = valueAt(lib, text, path);
@@ -48,15 +54,17 @@ export function mergeEntry(lib: Lib, text: string, top: string, entry: object): 
   );
   // Every path is looked up in the file as it is first, so a duplicate key is refused with the
   // line numbers the user sees, before any edit has moved them.
-  for (const [at] of edits) valueAt(lib, text, at);
+  const drops = envToDrop(entry).map((name) => [...path, 'env', name]);
+  for (const at of [...edits.map(([at]) => at), ...drops]) valueAt(lib, text, at);
   let merged = text;
   for (const [at, value] of edits) merged = setValue(lib, merged, at, value, style);
+  for (const at of drops) merged = removeValue(lib, merged, at);
   return merged;
 }
 
 export function mcpServersJson(top: 'mcpServers' | 'context_servers'): FileFormat {
   return {
-    add: (text: string, entry: ServerEntry, lib: Lib) => mergeEntry(lib, text, top, entry),
+    add: (text: string, entry: ServerEntry, lib: Lib) => mergeEntry(lib, text, top, { ...entry }),
     remove: (text: string, lib: Lib) => removeValue(lib, text, [top, SERVER_NAME]),
   };
 }

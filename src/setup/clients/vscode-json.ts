@@ -1,7 +1,8 @@
 /**
  * VS Code's mcp.json: servers under `servers`, each with `"type": "stdio"`. The key is not written:
  * a `promptString` input with `password: true` makes VS Code ask for it on first start and keep it
- * in its secret storage, and the entry refers to it as `${input:model-feed-api-key}`.
+ * in its secret storage, and the entry refers to it as `${input:model-feed-api-key}`. An entry
+ * without a key (the public origins) has no such input: VS Code would ask for a key no one needs.
  */
 
 import { ENV } from '../../config.js';
@@ -24,21 +25,26 @@ const isOurInput = (value: unknown): boolean =>
 
 export const vscodeJson: FileFormat = {
   add(text: string, entry: ServerEntry, lib) {
-    const env = { ...entry.env, [ENV.apiKey]: `\${input:${VSCODE_INPUT_ID}}` };
+    const keyed = ENV.apiKey in entry.env;
+    const env = keyed ? { ...entry.env, [ENV.apiKey]: `\${input:${VSCODE_INPUT_ID}}` } : entry.env;
     // Read before the entry is merged: a duplicate "inputs" is then named by the file's own lines.
     const inputs = valueAt(lib, text, ['inputs']);
-    let merged = mergeEntry(lib, text, 'servers', { type: 'stdio', ...entry, env });
-    if (!(Array.isArray(inputs) && inputs.some(isOurInput))) {
-      merged = appendElement(lib, merged, ['inputs'], INPUT, detectStyle(merged));
-    }
-    return merged;
+    const merged = mergeEntry(lib, text, 'servers', { type: 'stdio', ...entry, env });
+    const hasInput = Array.isArray(inputs) && inputs.some(isOurInput);
+    if (keyed && !hasInput) return appendElement(lib, merged, ['inputs'], INPUT, detectStyle(merged));
+    if (keyed || !hasInput || referred(merged)) return merged;
+    return removeElements(lib, merged, ['inputs'], isOurInput);
   },
   remove(text: string, lib) {
     // A duplicate "inputs" is refused before anything is taken out.
     valueAt(lib, text, ['inputs']);
     const without = removeValue(lib, text, ['servers', SERVER_NAME]);
-    // The input stays while another entry of the user's still refers to it.
-    if (without.includes(`input:${VSCODE_INPUT_ID}}`)) return without;
+    if (referred(without)) return without;
     return removeElements(lib, without, ['inputs'], isOurInput);
   },
 };
+
+/** The input stays while an entry (another of the user's, or ours) still refers to it. */
+function referred(text: string): boolean {
+  return text.includes(`input:${VSCODE_INPUT_ID}}`);
+}
