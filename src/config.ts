@@ -293,6 +293,13 @@ const BASE_URL_EXAMPLE = `${ENV.baseUrl}=https://<service host>`;
 const KEY_VAR = [ENV.apiKey, '<your key>'] as const;
 const BASE_URL_VAR = [ENV.baseUrl, 'https://<service host>'] as const;
 const CREATE_KEY = "Create a key on the service's account screen; it is shown only once.";
+/** The ways on without an account, where the key or base URL is missing. */
+const NO_ACCOUNT = {
+  shell:
+    'No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).',
+  client:
+    'No account? Put "--source", "public" in this server\'s "args" for real data from the public origins with no key, or "--sandbox" for sample data.',
+} as const;
 
 /** Straight and typographic quotes: a key copied out of a document or a shell line brings them along. */
 const QUOTE = /^["'`\u2018\u2019\u201c\u201d]|["'`\u2018\u2019\u201c\u201d]$/;
@@ -307,7 +314,10 @@ function checkApiKey(env: Env, audience: Audience): { apiKey?: string; error?: C
         ? `in this shell (export ${KEY_EXAMPLE})`
         : `in the MCP client's "env" for this server (e.g. ${KEY_EXAMPLE})`;
     return {
-      error: new ConfigError(`No API key: set ${ENV.apiKey} ${where}. ${CREATE_KEY}`, ENV.apiKey),
+      error: new ConfigError(
+        `No API key: set ${ENV.apiKey} ${where}. ${CREATE_KEY} ${NO_ACCOUNT[audience]}`,
+        ENV.apiKey,
+      ),
     };
   }
   // Not a wrong key, so not "create a new one": the value around the key is what to fix.
@@ -372,7 +382,7 @@ function keyWhitespaceWarning(env: Env, apiKey: string | undefined, audience: Au
 /** Neither setting: one message that names both, since fixing one would only reveal the other. */
 function nothingSet(audience: Audience): ConfigError {
   return new ConfigError(
-    `No service address and no API key: set ${ENV.baseUrl} and ${ENV.apiKey} ${whereToSet(audience, [BASE_URL_VAR, KEY_VAR])}. The base URL comes with your account; create a key on the service's account screen (it is shown only once).`,
+    `No service address and no API key: set ${ENV.baseUrl} and ${ENV.apiKey} ${whereToSet(audience, [BASE_URL_VAR, KEY_VAR])}. The base URL comes with your account; create a key on the service's account screen (it is shown only once). ${NO_ACCOUNT[audience]}`,
     ENV.baseUrl,
     '--base-url',
   );

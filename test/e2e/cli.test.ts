@@ -166,7 +166,7 @@ describe('the command line', () => {
       code: 2,
       stdout: '',
       stderr:
-        "No API key: set MODEL_FEED_API_KEY in this shell (export MODEL_FEED_API_KEY=<your key>). Create a key on the service's account screen; it is shown only once.\n",
+        "No API key: set MODEL_FEED_API_KEY in this shell (export MODEL_FEED_API_KEY=<your key>). Create a key on the service's account screen; it is shown only once. No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).\n",
     });
   });
 
@@ -305,7 +305,7 @@ describe('messages that fit what people type', () => {
 
   it('call and doctor with neither key nor base URL: one message naming both, as shell exports', async () => {
     const both =
-      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once).";
+      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once). No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).";
     const call = await run(['call', 'search_models']);
     expect(call).toEqual({ code: 2, stdout: '', stderr: `${both}\n` });
     const doctor = await run(['doctor', '--json']);

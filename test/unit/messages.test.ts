@@ -148,19 +148,19 @@ describe('an unknown flag: the one most likely meant (issue 22, item 8)', () => 
 describe('settings messages', () => {
   it('with neither key nor base URL, one message names both, for the client or for a shell', () => {
     expect(resolveConfig({}, {}).setupError?.message).toBe(
-      'No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in the MCP client\'s "env" for this server, e.g. "env": {"MODEL_FEED_BASE_URL": "https://<service host>", "MODEL_FEED_API_KEY": "<your key>"}. The base URL comes with your account; create a key on the service\'s account screen (it is shown only once).',
+      'No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in the MCP client\'s "env" for this server, e.g. "env": {"MODEL_FEED_BASE_URL": "https://<service host>", "MODEL_FEED_API_KEY": "<your key>"}. The base URL comes with your account; create a key on the service\'s account screen (it is shown only once). No account? Put "--source", "public" in this server\'s "args" for real data from the public origins with no key, or "--sandbox" for sample data.',
     );
     expect(resolveConfig({}, {}, [], { audience: 'shell' }).setupError?.message).toBe(
-      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once).",
+      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once). No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).",
     );
   });
 
   it('a missing key or base URL alone: the client\'s "env" for the server, export for a shell', () => {
     expect(resolveConfig({}, BASE_URL).setupError?.message).toBe(
-      'No API key: set MODEL_FEED_API_KEY in the MCP client\'s "env" for this server (e.g. MODEL_FEED_API_KEY=<your key>). Create a key on the service\'s account screen; it is shown only once.',
+      'No API key: set MODEL_FEED_API_KEY in the MCP client\'s "env" for this server (e.g. MODEL_FEED_API_KEY=<your key>). Create a key on the service\'s account screen; it is shown only once. No account? Put "--source", "public" in this server\'s "args" for real data from the public origins with no key, or "--sandbox" for sample data.',
     );
     expect(resolveConfig({}, BASE_URL, [], { audience: 'shell' }).setupError?.message).toBe(
-      "No API key: set MODEL_FEED_API_KEY in this shell (export MODEL_FEED_API_KEY=<your key>). Create a key on the service's account screen; it is shown only once.",
+      "No API key: set MODEL_FEED_API_KEY in this shell (export MODEL_FEED_API_KEY=<your key>). Create a key on the service's account screen; it is shown only once. No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).",
     );
     expect(
       resolveConfig({}, { MODEL_FEED_API_KEY: 'mfsk_abcdef123456' }, [], { audience: 'shell' }).setupError
