@@ -15,6 +15,8 @@
  * offsets in UTF-16 code units; `spans` takes bytes and gives byte offsets.
  */
 
+import { boundedEditDistance } from '../text/edit-distance.js';
+
 /** What the matcher needs of a catalog model. */
 export interface CatalogNames {
   id: string;
@@ -470,27 +472,8 @@ function eachReference(
   }
 }
 
-/** Edit distance of `a` and `b`, or `limit + 1` once it is sure to exceed `limit`. */
 /** Tokens whose suggestions a matcher keeps at once (see `suggest`). */
 const SUGGESTIONS_CACHED = 10_000;
-
-export function boundedEditDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      current.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /** A name's `-`-separated parts, a `2024-05-13` date counting as one. */
 const parts = (name: string) => name.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, '$1$2$3').split('-');
