@@ -1,4 +1,4 @@
-// `check` on a big tree against ripgrep doing the same search, in one run (issue 21):
+// `check` on a big tree against ripgrep doing the same search, in one run:
 //
 //   node scripts/bench-check.mjs [--runs N] [--files N] [--models N]
 //

@@ -1,4 +1,4 @@
-// npm run bench: the performance figures of issues 6 and 13, all taken in one run on this machine,
+// npm run bench: the start-up, per-call and memory figures, all taken in one run on this machine,
 // as medians and ratios (these machines are shared and noisy: compare within a run, not across
 // runs). Every process compared starts with the same clean environment.
 //

@@ -6,7 +6,8 @@
  *
  * It runs inside the tsup and vitest config processes: src/tools/ and what it imports must not read
  * a build-time global (__PACKAGE_VERSION__ and the like) when they load. A watch mode keeps the
- * value its config computed at start; a unit test holds it equal to converting the tools now.
+ * value its config computed at start. test/unit/tool-json-schemas.test.ts holds what the build
+ * embedded to zod's own conversion and to the tools' zod schemas.
  */
 import { TOOLS } from '../src/tools/index.js';
 import { toJsonSchema } from '../src/tools/json-schema.js';

@@ -4,6 +4,7 @@
  * what to say for a tool name that does not exist.
  */
 
+import { editDistance } from './text/edit-distance.js';
 import { echoValue } from './text/redact.js';
 
 /** `maxInputPrice` → `max-input-price`: a tool argument as a conventional flag. */
@@ -27,19 +28,6 @@ export function typedFlags(argv: readonly string[], names: readonly string[]): R
   );
 }
 
-function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 /** Words two tool names share, `model` and `models` counting as one. */
 function sharedWords(a: string, b: string): number {
   const words = (name: string) =>
@@ -60,7 +48,7 @@ export function closestTool(typed: string, tools: readonly string[]): string | u
     .map((tool) => ({
       tool,
       shared: sharedWords(typed, tool),
-      edits: levenshtein(typed.toLowerCase(), tool),
+      edits: editDistance(typed.toLowerCase(), tool),
     }))
     .filter(({ shared, edits }) => shared > 0 || edits <= Math.max(2, Math.floor(typed.length / 3)))
     .sort((x, y) => y.shared - x.shared || x.edits - y.edits);
@@ -115,7 +103,7 @@ export function closestFlag(
         flag,
         nounShared: theirs.some((w) => sameWord(w, noun)),
         shared: words.filter((w) => theirs.some((t) => sameWord(t, w))).length,
-        edits: levenshtein(bare, theirs.join('-')),
+        edits: editDistance(bare, theirs.join('-')),
       };
     })
     .filter(

@@ -2,8 +2,8 @@
  * The entry of dist/server.cjs, which the bin loads when a client starts the server with no
  * arguments, as nearly every client config does. It holds the stdio server and what it needs, and
  * none of the command line (commander, call, watch, doctor, setup, --http): about half the bytes of
- * dist/index.cjs, so a first start, before V8's code cache exists, parses and compiles half as much
- * (measured: 120 → 102 ms to the first `tools/list`, docs/benchmarks.md).
+ * dist/index.cjs, so a first start, before V8's code cache exists, parses and compiles half as
+ * much.
  */
 
 import './zod-jitless.js';

@@ -2,7 +2,7 @@
  * What the command line says about a flag a command does not take: the command that refused it,
  * what takes it instead (another command, another tool, the server), the flag most likely meant, and
  * what the command does take. Commander's own "unknown option" says none of this, and suggests only
- * flags at most two edits away, so `--max-price` and `get_model --model` got no hint (issue 22, item 8).
+ * flags at most two edits away, so `--max-price` and `get_model --model` got no hint.
  */
 
 import { Command, type Option } from 'commander';

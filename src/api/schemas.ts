@@ -21,16 +21,14 @@ export const EVENT_TYPES = [
 
 /**
  * The schemas are built on first use, not at load: building zod schemas is most of what loading
- * this module costs (measured: 5-8 ms of a first start, before V8's code cache exists). The first
- * parse builds them, or the idle warm-up after `initialize` (runtime.ts) does, while the client is
- * quiet.
+ * this module costs, a few milliseconds of a first start. The first parse builds them, or the idle
+ * warm-up after `initialize` (runtime.ts) does, while the client is quiet.
  */
 function buildApiSchemas() {
   /**
    * An optional field: absent, null or not of its type, it reads as null. `.catch(null)` rather than
-   * `.default(null)`: the same answer for an absent field, half the parse time (measured, zod 4: 40
-   * against 80 µs for the 55-model catalog), and a field of the wrong type costs that field, not the
-   * whole answer.
+   * `.default(null)`: the same answer for an absent field, half the parse time, and a field of the
+   * wrong type costs that field, not the whole answer.
    */
   const optionalString = z.string().nullable().catch(null);
   const optionalNumber = z.number().nullable().catch(null);

@@ -164,10 +164,9 @@ const jsonReference = (o: Occurrence) => ({
 /**
  * The JSON document, `JSON.stringify(document, null, 2)` to the byte, in parts of
  * JSON_PART_REFERENCES references, each made as it is asked for: written to a file (or any stdout
- * that takes writes as they come), a tree's report (11.6 MB for the bench's 20,000 files) then never
- * exists whole, as a string and as the bytes written from it, at the run's peak (the bench's tree, `bench-check.mjs --runs 3`: 146.0 -> 125.0-132.7 MB; made as
- * fast as the one string, 72-76 ms for 40,000 references). A part never ends inside a string, so
- * each is escaped (and redacted) on its own.
+ * that takes writes as they come), a large tree's report then never exists whole, as a string and
+ * as the bytes written from it, at the run's peak, and is made as fast as the one string. A part
+ * never ends inside a string, so each is escaped (and redacted) on its own.
  */
 function* renderJsonParts(report: CheckReport): Generator<string> {
   const head = JSON.stringify(

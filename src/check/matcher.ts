@@ -15,6 +15,8 @@
  * offsets in UTF-16 code units; `spans` takes bytes and gives byte offsets.
  */
 
+import { boundedEditDistance } from '../text/edit-distance.js';
+
 /** What the matcher needs of a catalog model. */
 export interface CatalogNames {
   id: string;
@@ -263,8 +265,8 @@ function moveOf(automaton: Automaton, state: number, symbol: number): number {
  *
  * The names are sorted, so that each shares with the one before it the prefix it shares with any
  * name before it: counting the states is one pass, and inserting a name starts where that prefix
- * ends. For the bench's 5,000 models, compileMatcher in a fresh process, against filling the whole
- * table (medians of 9 interleaved runs, load 1.2-1.7): 77.5 -> 55.1 ms, and RSS growth 31 -> 20 MB.
+ * ends. Filling the whole table at once cost a large catalog's compile two-fifths more time and
+ * half again the memory.
  */
 function compile(patterns: Map<string, Pattern>): Automaton {
   // Sorted by UTF-16 code units, which is the UTF-8 bytes' order but for characters past U+FFFF: a
@@ -392,8 +394,8 @@ function eachReference(
   let cursor = 0;
   /**
    * When to decide next: once `i` reaches the earliest pending start + longest - 1, not at every
-   * byte while one is pending (on the 50 MB line, a match every 71 bytes keeps one pending for most
-   * of them: 617 -> 514 ms, medians of 9 interleaved runs).
+   * byte while one is pending: on a minified line, where a match every few dozen bytes keeps one
+   * pending nearly all the time, that cost a fifth more.
    */
   let due = Number.MAX_SAFE_INTEGER;
   /** Where the last reference kept ends: a candidate starting before it overlaps it. */
@@ -405,10 +407,8 @@ function eachReference(
     let at = -1;
     if (i < length) {
       // Up to the next byte that ends a pattern or whose move is not worked out yet (0), or where a
-      // decision is due, a byte only moves: this loop is most of the time spent on any text. This
-      // function alone, in a fresh process, on the bench's 50 MB line and on 50 MB of its tree's
-      // text (medians of 9 interleaved runs, load 1.1-1.5): 304 -> 145 ms and 338 -> 141 ms,
-      // against one loop for every byte that multiplied by `width` and looked up `first`.
+      // decision is due, a byte only moves: this loop is most of the time spent on any text. One
+      // loop for every byte, which multiplied by `width` and looked up `first`, took twice as long.
       const stop = Math.min(due, length);
       for (; i < stop; i++) {
         const move = next[row + symbols[bytes[i]!]!]!;
@@ -470,27 +470,8 @@ function eachReference(
   }
 }
 
-/** Edit distance of `a` and `b`, or `limit + 1` once it is sure to exceed `limit`. */
 /** Tokens whose suggestions a matcher keeps at once (see `suggest`). */
 const SUGGESTIONS_CACHED = 10_000;
-
-export function boundedEditDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      current.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /** A name's `-`-separated parts, a `2024-05-13` date counting as one. */
 const parts = (name: string) => name.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, '$1$2$3').split('-');
@@ -592,8 +573,7 @@ class TokenCursor {
       }
       const nameStart = this.segmentEnd + 1;
       // The run's next slash, looked for in the run only: a native search went on to the text's next
-      // slash, and its call cost more than a segment's few bytes (scanFile on 50 MB of the bench's
-      // tree's text: 236 -> 222 ms; the 50 MB line 293 -> 292 ms; medians of 7 interleaved runs).
+      // slash, and its call cost more than walking a segment's few bytes.
       let nameEnd = nameStart;
       while (nameEnd < this.runEnd && bytes[nameEnd] !== SLASH) nameEnd++;
       const vendorStart = this.segment;
@@ -766,9 +746,8 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       const listedMisses = new Set<string>();
       /**
        * A span found, in order: listed, counted as a repeat, or left out (silenced). A reference's
-       * empty suggestions are made only if it is listed: one made for each of the 50 MB line's
-       * 713,286 repeats was what its scan allocated (the line's run: 105 -> 45 collections; its
-       * wall time 592 -> 589 ms, medians of 9 interleaved runs, within the noise).
+       * empty suggestions are made only if it is listed: one made for each repeat was most of what
+       * a scan of a line naming one model hundreds of thousands of times allocated.
        */
       const offer = (start: number, end: number, pattern: number, token: string, suggestions?: string[]) => {
         if (silenced?.(start)) return;

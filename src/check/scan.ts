@@ -9,11 +9,9 @@
  * walk: both cores match. Outcomes are put in walk order, whichever thread had a file and whenever
  * it answered: the report is the same from one thread or several.
  *
- * Two workers beside a main thread that only walked were measured first (the bench's tree, 3-4
- * runs each, medians, two cores shared with other work): peak RSS 152.1-154.9 MB, over the 150 MB
- * the issue allows, and scans of 2.8-4.3 s; one worker beside a main thread that matches too:
- * 144.6-145.2 MB and 2.5-2.7 s. A second isolate costs ~20 MB, and three busy threads on two cores
- * only competed for them.
+ * One worker beside a main thread that matches too, not two beside a main thread that only walks:
+ * a second isolate costs about 20 MB, which took a large tree's peak memory past its bound, and
+ * three busy threads on two cores only competed for them, so the scan was slower, not faster.
  */
 
 import { AbortedError } from '../errors.js';
@@ -54,11 +52,9 @@ export const MAX_LISTED_TOTAL = 50_000;
 
 /**
  * The main thread reads and matches files alone until it has read this many bytes; only a tree
- * larger than that starts a worker. Measured on parts of the bench's tree, the scan with a worker
- * from the first file against one thread (medians of 5, load ~1.7 on two cores): 2 MB 124 vs 60 ms,
- * 8 MB 203 vs 147, 16 MB 281 vs 258, 24 MB 362 vs 336, 32 MB 416 vs 412, 64 MB 585 vs 775. A worker
- * takes 50-120 ms to be ready (its thread, Node in it, the matcher's names) and competes for a core
- * meanwhile: it pays only past about 32 MB.
+ * larger than that starts a worker. A worker takes up to a tenth of a second to be ready (its
+ * thread, Node in it, the matcher's names) and competes for a core meanwhile: on two cores it paid
+ * for itself only past about 32 MB of files.
  */
 export const INLINE_BYTES = 32 * 1024 * 1024;
 

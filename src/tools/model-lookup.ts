@@ -1,6 +1,7 @@
 /** Pure lookup of a model by catalog id or Hugging Face id, and close ids for a miss. */
 
 import type { Model } from '../api/schemas.js';
+import { boundedEditDistance, type Work } from '../text/edit-distance.js';
 
 export type MatchedBy = 'id' | 'huggingfaceId';
 
@@ -26,58 +27,6 @@ export function findModel(
   if (byId) return { model: byId, matchedBy: 'id' };
   const byHf = models.find((m) => m.huggingfaceId?.toLowerCase() === id);
   return byHf ? { model: byHf, matchedBy: 'huggingfaceId' } : undefined;
-}
-
-/**
- * Two table rows, reused: a search compares thousands of pairs, and fresh rows for each would cost
- * more than the comparing.
- */
-let scratchRows: [Int32Array, Int32Array] = [new Int32Array(256), new Int32Array(256)];
-
-function rows(length: number): [Int32Array, Int32Array] {
-  if (scratchRows[0].length < length) scratchRows = [new Int32Array(length), new Int32Array(length)];
-  return [scratchRows[0], scratchRows[1]];
-}
-
-/** Work done by one search, in Levenshtein table cells: what the budget below is counted in. */
-export interface Work {
-  cells: number;
-}
-
-/**
- * Edit distance when it is at most `limit`, else `limit + 1`. Only the diagonal band |i − j| <=
- * limit can hold such a distance, and once a whole row exceeds it no later row can come back
- * under, so the table stops there: a distant pair costs a few rows, not the whole square.
- */
-export function boundedLevenshtein(a: string, b: string, limit: number, work: Work): number {
-  const over = limit + 1;
-  if (Math.abs(a.length - b.length) > limit) return over;
-  if (a.length === 0 || b.length === 0) return Math.max(a.length, b.length);
-  let [previous, current] = rows(b.length + 1);
-  previous.fill(over, 0, b.length + 1);
-  for (let j = 0; j <= Math.min(b.length, limit); j++) previous[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const from = Math.max(1, i - limit);
-    const to = Math.min(b.length, i + limit);
-    // Cells left and right of the band stay "too far", so the next row never reads a stale value.
-    current[from - 1] = from === 1 && i <= limit ? i : over;
-    if (to < b.length) current[to + 1] = over;
-    const code = a.charCodeAt(i - 1);
-    let rowMin = current[from - 1]!;
-    for (let j = from; j <= to; j++) {
-      const cell = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (code === b.charCodeAt(j - 1) ? 0 : 1),
-      );
-      current[j] = cell;
-      if (cell < rowMin) rowMin = cell;
-    }
-    work.cells += to - from + 1;
-    if (rowMin > limit) return over;
-    [previous, current] = [current, previous];
-  }
-  return Math.min(previous[b.length]!, over);
 }
 
 /**
@@ -218,7 +167,7 @@ function ratio(a: string, b: string, lowerBound: number, limit: number, work: Wo
   const length = Math.max(a.length, b.length, 1);
   // The epsilon keeps a limit that is itself a ratio (k/length) from rounding one below k.
   const allowed = Math.floor(limit * length + 1e-9);
-  const distance = boundedLevenshtein(a, b, allowed, work);
+  const distance = boundedEditDistance(a, b, allowed, work);
   return distance <= allowed ? distance / length : Number.POSITIVE_INFINITY;
 }
 

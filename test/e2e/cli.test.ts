@@ -356,7 +356,7 @@ describe('messages that fit what people type', () => {
   });
 });
 
-describe('flags where people type them (issue 22, items 7 and 8)', () => {
+describe('flags where people type them', () => {
   it('call takes the settings before its name, between it and the tool, and after the tool, as before', async () => {
     const forms = [
       ['--sandbox', 'call', 'get_model', '--id', 'openai/gpt-4o', '--json'],

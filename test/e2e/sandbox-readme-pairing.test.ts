@@ -2,8 +2,8 @@
  * The README's pairing of `sandbox --live` and `watch`, run as the README writes it: the two
  * commands are read out of README.md (so the test breaks when the README drifts), run by a shell
  * with `model-feed-mcp` standing for the built CLI, and the export line the sandbox prints is
- * pasted into the watcher's shell, as a reader would. Issue 22 item 4: a change must arrive within
- * 15 s, where a free-tier sandbox made `watch` poll every 346 s and refuse `--interval 5`.
+ * pasted into the watcher's shell, as a reader would. A change must arrive within 15 s, where a
+ * free-tier sandbox made `watch` poll every 346 s and refuse `--interval 5`.
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
- * `sandbox --tier free|pro` (issue 22 item 4): the key the sandbox prints, or the one chosen in
- * MODEL_FEED_API_KEY, is of that tier, as the service's headers say. `--live` defaults to pro, so
- * that `watch` may poll every few seconds; a still sandbox stays free, the tier of a new key.
+ * `sandbox --tier free|pro`: the key the sandbox prints, or the one chosen in MODEL_FEED_API_KEY,
+ * is of that tier, as the service's headers say. `--live` defaults to pro, so that `watch` may poll
+ * every few seconds; a still sandbox stays free, the tier of a new key.
  */
 
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * `model-feed-mcp setup` as a person at a terminal meets it (issue 22 items 5 and 6): the built CLI
- * on a pseudo-terminal, a fake HOME, and a sandbox on port 0 that checks the key. Answers that
- * cannot be used are refused where they are typed and asked again; the advice at the end names only
- * the clients configured; a mistyped `--client` gets the closest name.
+ * `model-feed-mcp setup` as a person at a terminal meets it: the built CLI on a pseudo-terminal, a
+ * fake HOME, and a sandbox on port 0 that checks the key. Answers that cannot be used are refused
+ * where they are typed and asked again; the advice at the end names only the clients configured; a
+ * mistyped `--client` gets the closest name.
  */
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 /**
- * `watch` for a person (issue 22, items 1–3): text lines on a terminal under the status line, a log
- * that says what each poll did when no one watches the status line (systemd), and a saved cursor
- * that never silently overrides --since. The built CLI against a sandbox, over real sockets, on a
- * real pseudo-terminal where a terminal is the point.
+ * `watch` for a person: text lines on a terminal under the status line, a log that says what each
+ * poll did when no one watches the status line (systemd), and a saved cursor that never silently
+ * overrides --since. The built CLI against a sandbox, over real sockets, on a real pseudo-terminal
+ * where a terminal is the point.
  */
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

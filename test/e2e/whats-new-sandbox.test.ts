@@ -1,8 +1,8 @@
 /**
- * `whats_new` under `--sandbox` (issue 22 item 10), through a real MCP client over stdio with the
- * built CLI: the sample data ends in 2026-06, months before the default 7-day window, so the window
- * is empty. The prompt says so, gives the date of the latest change, and attaches the most recent
- * changes instead, marked as outside the window.
+ * `whats_new` under `--sandbox`, through a real MCP client over stdio with the built CLI: the
+ * sample data ends in 2026-06, months before the default 7-day window, so the window is empty. The
+ * prompt says so, gives the date of the latest change, and attaches the most recent changes
+ * instead, marked as outside the window.
  */
 
 import type { GetPromptResult } from '@modelcontextprotocol/client';

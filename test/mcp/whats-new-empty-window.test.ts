@@ -1,7 +1,7 @@
 /**
- * whats_new with an empty window (issue 22 item 10): the requests it makes are bounded (one more
- * at most, of RECENT_CHANGES, only when the window is empty), and a failure of that extra request
- * leaves the window's answer standing.
+ * whats_new with an empty window: the requests it makes are bounded (one more at most, of
+ * RECENT_CHANGES, only when the window is empty), and a failure of that extra request leaves the
+ * window's answer standing.
  */
 
 import type { GetPromptResult } from '@modelcontextprotocol/client';

@@ -100,7 +100,7 @@ command = "x"
   });
 });
 
-describe('Codex TOML found in review (issue 20)', () => {
+describe('Codex TOML at its edges: big integers, quotes, no final newline, a table twice', () => {
   const ours = '[mcp_servers.model-feed]\ncommand = "npx"\nargs = []\n';
 
   it('reads integers beyond 2^53 and keeps them exactly', () => {

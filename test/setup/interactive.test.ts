@@ -96,7 +96,7 @@ describe('setup at a terminal', () => {
   });
 });
 
-describe('answers judged where they are typed (issue 22 item 5)', () => {
+describe('answers judged where they are typed', () => {
   it('a key the service rejects is asked for again, and the next one is used', async () => {
     const home = tempFolder('mf-setup-tty-');
     const t = terminal([

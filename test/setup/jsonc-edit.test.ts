@@ -159,7 +159,7 @@ describe('edits found in review', () => {
   });
 });
 
-describe('keys a client would read differently (issue 20)', () => {
+describe('keys a client would read differently', () => {
   const zed = mcpServersJson('context_servers');
   it.each([
     [

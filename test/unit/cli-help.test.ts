@@ -1,6 +1,6 @@
 /**
- * Issue 22, item 7: each command's help lists only the flags it takes, and a flag it does not take
- * is refused with a message naming the command and what it takes, wherever it was typed.
+ * Each command's help lists only the flags it takes, and a flag it does not take is refused with a
+ * message naming the command and what it takes, wherever it was typed.
  */
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** The texts of item 3 of issue 14, each asserted word for word where a person reads it. */
+/** The texts a person reads about a mistyped tool or flag, each asserted word for word. */
 import { describe, expect, it } from 'vitest';
 import {
   closestFlag,
@@ -81,7 +81,7 @@ describe('call: a tool name that does not exist', () => {
   });
 });
 
-describe('an unknown flag: the one most likely meant (issue 22, item 8)', () => {
+describe('an unknown flag: the one most likely meant', () => {
   const searchModels = [
     '--vendor',
     '--max-input-price',

@@ -1,7 +1,7 @@
 /**
- * whats_new's words, from what the feed answered (the pure part of issue 22 item 10): an empty
- * window says so, gives the date of the latest change, and attaches the most recent changes
- * instead, marked as outside the window.
+ * whats_new's words, from what the feed answered (the pure part of the prompt): an empty window
+ * says so, gives the date of the latest change, and attaches the most recent changes instead,
+ * marked as outside the window.
  */
 
 import { describe, expect, it } from 'vitest';
