@@ -27,7 +27,7 @@ import {
   scrubbedEnv,
   spawnRaw,
   toolCall,
-} from '../e2e/harness.js';
+} from './harness.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
   addFormatsModule) as FormatsPlugin;
