@@ -177,6 +177,7 @@ export async function createRuntime(
     cacheTtlMs: config.cacheTtlS * 1000,
     diskCache,
     staleMaxAgeMs: config.staleMaxAgeS * 1000,
+    describeUnavailable: unavailableReason,
     proxyLabel: proxyChoice.proxy ? (displayUrl(proxyChoice.proxy) ?? 'the proxy') : undefined,
     log,
   });

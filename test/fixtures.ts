@@ -24,6 +24,8 @@ export function recordRequests(server: SetupServer): Request[] {
 
 export const TEST_BASE = 'https://feed.test';
 
+import { unavailableReason } from '../src/describe-error.js';
+
 /**
  * The REST client as unit tests use it: pointed at `TEST_BASE`, on the global fetch (looked up per
  * call: msw patches it once its server listens), with a silent log.
@@ -34,6 +36,7 @@ export function testApiClient(apiKey: string, overrides: Partial<ApiClientOption
     apiKey,
     fetch: (url, init) => globalThis.fetch(url, init),
     userAgent: 'model-feed-mcp/test',
+    describeUnavailable: unavailableReason,
     timeoutMs: 2000,
     cacheTtlMs: 60_000,
     proxyLabel: undefined,

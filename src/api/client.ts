@@ -5,7 +5,6 @@
  */
 
 import type { z } from 'zod';
-import { unavailableReason } from '../describe-error.js';
 import {
   CursorStuckError,
   isServiceUnavailable,
@@ -95,6 +94,28 @@ export interface ApiClientOptions extends HttpOptions {
   diskCache?: DiskCache;
   /** The oldest stored copy a catalog read may answer with when the service is down; 0 = none. */
   staleMaxAgeMs?: number;
+  /**
+   * Why the service could not answer, in a few words, for a stale answer's note: worded above
+   * this layer, which writes no text for people.
+   */
+  describeUnavailable: (error: unknown) => string;
+}
+
+/** One read of the REST API, as the client's one `get` takes it. */
+interface Read<S extends z.ZodType, R> {
+  path: string;
+  query: Query;
+  schema: S;
+  /** How long the answer is kept (memory, then disk); 0: never kept, never from a copy (the feed). */
+  ttlMs: number;
+  signal?: AbortSignal | undefined;
+  /** What the caller gets from the parsed answer and its body. @default the parsed answer */
+  result?: (parsed: z.infer<S>, body: unknown) => R;
+  notes?: ReadNotes | undefined;
+  /** What the parsed answer breaks of the contract beyond its shape, if anything. */
+  contract?: (parsed: z.infer<S>) => string | undefined;
+  /** What a refused body may still tell (a page of changes: its first change). */
+  glimpse?: Glimpse;
 }
 
 /** What a read resolves to inside the caches: the value, and whether an older copy stood in. */
@@ -187,19 +208,9 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
     return parsed.ok ? (parsed.data as z.infer<S>) : undefined;
   }
 
-  async function get<S extends z.ZodType, R = z.infer<S>>(
-    path: string,
-    query: Query,
-    schema: S,
-    ttlMs: number,
-    signal: AbortSignal | undefined,
-    result: (parsed: z.infer<S>, body: unknown) => R = (parsed) => parsed as R,
-    notes?: ReadNotes,
-    /** What the parsed answer breaks of the contract beyond its shape, if anything. */
-    contract?: (parsed: z.infer<S>) => string | undefined,
-    /** What a refused body may still tell (a page of changes: its first change). */
-    glimpse?: Glimpse,
-  ): Promise<R> {
+  async function get<S extends z.ZodType, R = z.infer<S>>(read: Read<S, R>): Promise<R> {
+    const { path, query, schema, ttlMs, signal, notes, contract, glimpse } = read;
+    const result = read.result ?? ((parsed: z.infer<S>) => parsed as R);
     const key = cacheKey(path, query);
     // Only catalog reads (ttl > 0) touch the disk: the change feed is never answered from a copy.
     const cached = ttlMs > 0 && disk !== undefined;
@@ -236,7 +247,7 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
             if (data !== undefined) {
               const stale = {
                 ageSeconds: Math.max(0, Math.floor(age / 1000)),
-                reason: unavailableReason(error),
+                reason: options.describeUnavailable(error),
               };
               // Kept out of the memory cache (expired at once): the next call asks the service again.
               return { value: { data: result(data, stored.body), stale }, bytes: 0, expires: 0 };
@@ -273,53 +284,49 @@ export function createApiClient(options: ApiClientOptions): FeedApi {
   const api: FeedApi = {
     // One request shape for both, so coalesced reads of the same page can share an answer.
     readChanges: (query, signal) =>
-      get(
-        '/api/v1/changes',
-        changesQuery(query),
-        apiSchemas().ChangesPage,
-        0,
+      get({
+        path: '/api/v1/changes',
+        query: changesQuery(query),
+        schema: apiSchemas().ChangesPage,
+        ttlMs: 0,
         signal,
-        (page, body) => ({
+        result: (page, body) => ({
           page,
           // The parse succeeded, so the body is an object whose `items` is an array of objects.
           sent: (body as { items: Record<string, unknown>[] }).items,
         }),
-        undefined,
-        (page) => cursorStuck(page, query.since),
-        glimpsePage,
-      ),
+        contract: (page) => cursorStuck(page, query.since),
+        glimpse: glimpsePage,
+      }),
     listChanges: async (query, signal) => (await api.readChanges(query, signal)).page,
     listChangesCached: (query, signal, notes) =>
-      get(
-        '/api/v1/changes',
-        changesQuery(query),
-        apiSchemas().ChangesPage,
-        options.cacheTtlMs,
+      get({
+        path: '/api/v1/changes',
+        query: changesQuery(query),
+        schema: apiSchemas().ChangesPage,
+        ttlMs: options.cacheTtlMs,
         signal,
-        undefined,
         notes,
-        (page) => cursorStuck(page, query.since),
-      ),
+        contract: (page) => cursorStuck(page, query.since),
+      }),
     listModels: (query, signal, notes) =>
-      get(
-        '/api/v1/models',
-        { vendor: query.vendor, maxInputPrice: query.maxInputPrice, minContext: query.minContext },
-        apiSchemas().ModelsPage,
-        options.cacheTtlMs,
+      get({
+        path: '/api/v1/models',
+        query: { vendor: query.vendor, maxInputPrice: query.maxInputPrice, minContext: query.minContext },
+        schema: apiSchemas().ModelsPage,
+        ttlMs: options.cacheTtlMs,
         signal,
-        undefined,
         notes,
-      ),
+      }),
     getPriceHistory: (modelId, signal, notes) =>
-      get(
-        `/api/v1/models/${historySlug(modelId)}/history`,
-        {},
-        apiSchemas().PriceHistory,
-        options.cacheTtlMs,
+      get({
+        path: `/api/v1/models/${historySlug(modelId)}/history`,
+        query: {},
+        schema: apiSchemas().PriceHistory,
+        ttlMs: options.cacheTtlMs,
         signal,
-        undefined,
         notes,
-      ),
+      }),
     get rateLimit() {
       return http.rateLimit;
     },

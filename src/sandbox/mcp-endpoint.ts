@@ -11,6 +11,7 @@
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createApiClient } from '../api/client.js';
 import { DEFAULTS } from '../config.js';
+import { unavailableReason } from '../describe-error.js';
 import { answerWithoutSession, sendWebResponse, toWebRequest } from '../http/web.js';
 import { silentLogger } from '../log.js';
 import { createServer } from '../server.js';
@@ -26,6 +27,7 @@ export const serveMcpEndpoint: SandboxMcpHandler = async (req, res, key, baseUrl
     apiKey: key,
     fetch: (url, init) => globalThis.fetch(url, init),
     userAgent: USER_AGENT,
+    describeUnavailable: unavailableReason,
     timeoutMs: DEFAULTS.timeoutMs,
     // A fresh server per request: there is nothing to cache across requests.
     cacheTtlMs: 0,

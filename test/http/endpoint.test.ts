@@ -10,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { Server as McpServer } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
+import { unavailableReason } from '../../src/describe-error.js';
 import { type HttpEndpoint, type HttpEndpointOptions, startHttpEndpoint } from '../../src/http/server.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -38,6 +39,7 @@ async function endpoint(
     apiKey: sandbox.key,
     fetch: (url, init) => globalThis.fetch(url, init),
     userAgent: 'test',
+    describeUnavailable: unavailableReason,
     timeoutMs: 5000,
     cacheTtlMs: 0,
     proxyLabel: undefined,

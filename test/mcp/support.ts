@@ -6,6 +6,7 @@
 
 import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
+import { unavailableReason } from '../../src/describe-error.js';
 import { silentLogger } from '../../src/log.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { createServer, type ServerDeps } from '../../src/server.js';
@@ -16,6 +17,7 @@ export function sandboxApi(sandbox: Sandbox, cacheTtlMs = 60_000): FeedApi {
     apiKey: sandbox.key,
     fetch: (url, init) => globalThis.fetch(url, init),
     userAgent: 'model-feed-mcp/test',
+    describeUnavailable: unavailableReason,
     timeoutMs: 5000,
     cacheTtlMs,
     proxyLabel: undefined,

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
 import { MAX_CONCURRENT_REQUESTS } from '../../src/api/http.js';
-import { describeError } from '../../src/describe-error.js';
+import { describeError, unavailableReason } from '../../src/describe-error.js';
 import { AbortedError, type RateLimitError, UnexpectedResponseError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
@@ -42,6 +42,7 @@ function api(timeoutMs = 5000, now?: () => number, maxConcurrent?: number): Feed
     fetch: network.fetch,
     userAgent: 'test',
     timeoutMs,
+    describeUnavailable: unavailableReason,
     cacheTtlMs: 0,
     proxyLabel: proxyUrl,
     log: silentLogger,
