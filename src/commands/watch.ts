@@ -183,9 +183,16 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   }
 
   const controller = new AbortController();
+  let delivering = false;
   const stop = () => {
     if (controller.signal.aborted) return;
-    log.info('stopping: the delivery in progress is abandoned and will be made again next time');
+    // Only a page being delivered is abandoned; where no cursor is kept, nothing is made again.
+    const abandoned = !delivering
+      ? ''
+      : statePath === undefined
+        ? ': the delivery in progress is abandoned (this run keeps no cursor)'
+        : ': the delivery in progress is abandoned, and the next run makes it again';
+    log.info(`stopping${abandoned}`);
     controller.abort(new Error('stopped by a signal'));
     setTimeout(() => process.exit(EXIT.ok), SHUTDOWN_DEADLINE_MS).unref();
   };
@@ -242,6 +249,9 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
         random: Math.random,
         checkLock: lock?.check,
         concerns,
+        onDelivering: (now) => {
+          delivering = now;
+        },
       },
       controller.signal,
     );

@@ -66,6 +66,11 @@ export interface WatcherDeps {
    * cursor moves past them all the same. Absent: every change is delivered.
    */
   concerns?(event: ChangeEvent): boolean;
+  /**
+   * Told when a page's deliveries start and end: what a stop abandons, if anything, is what it
+   * says (a person pressing Ctrl-C between polls abandons nothing).
+   */
+  onDelivering?(delivering: boolean): void;
 }
 
 export interface WatchResult {
@@ -136,6 +141,19 @@ export async function runWatcher(
     const refusal = settleInterval();
     if (refusal) throw new ConfigError(refusal, '--interval', '--interval');
     let delivered = 0;
+    const some = page.items.length > 0;
+    if (some) deps.onDelivering?.(true);
+    try {
+      await deliverPage(page, () => delivered++);
+    } finally {
+      if (some) deps.onDelivering?.(false);
+    }
+    // Only now, with every change of the page accepted (or passed over), may the cursor move past them.
+    await save(page.cursor, delivered);
+    if (deps.concerns) status.update({ concerning: concerningNote() });
+  };
+
+  const deliverPage = async (page: FeedPage, counted: () => void) => {
     for (const item of page.items) {
       run.seen++;
       poll.seen++;
@@ -143,14 +161,11 @@ export async function runWatcher(
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
       await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
-      delivered++;
+      counted();
       run.delivered++;
       poll.delivered++;
     }
     await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
-    // Only now, with every change of the page accepted (or passed over), may the cursor move past them.
-    await save(page.cursor, delivered);
-    if (deps.concerns) status.update({ concerning: concerningNote() });
   };
 
   // The one change `--skip` names: moved past once, when the drain meets it unreadable.
