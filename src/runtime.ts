@@ -40,11 +40,16 @@ const WARM_UP_SAMPLE = {
 
 /**
  * The in-process sandbox of `--sandbox`, its logs going to the stderr logger. Without `/api/mcp`
- * (404): the runner reads only the REST API, and no one else holds the generated key.
+ * (404): the runner reads only the REST API, and no one else holds the generated key. Its own news
+ * (where it listens, each change it publishes) is a detail of this process, at debug: `watch
+ * --sandbox` shows each change once, as the watcher delivers it, not again as the sandbox made it.
  */
 export async function startLocalSandbox(log: Logger, options: SandboxOptions = {}): Promise<Sandbox> {
   const { startSandbox } = await import('./sandbox/server.js');
-  return startSandbox({ ...options, log: (level, message) => log[level](`sandbox: ${message}`) });
+  return startSandbox({
+    ...options,
+    log: (level, message) => log[level === 'info' ? 'debug' : level](`sandbox: ${message}`),
+  });
 }
 
 interface Target {
