@@ -381,7 +381,7 @@ describe('the files store: what it refuses to record', () => {
 });
 
 describe('the files store: growth', () => {
-  it('grows by under 300 bytes a poll that changed nothing: 1,000 of them under 300 KB', async () => {
+  it('grows by under 300 bytes a poll that changed nothing: 200 of them under 60 KB', async () => {
     const { folder, store } = newStore();
     await appendAll(store, commit(T0, [event('a', T0)], [price('m', T0)]));
     const size = () =>
@@ -389,12 +389,12 @@ describe('the files store: growth', () => {
         .map((name) => statSync(join(folder, name)).size)
         .reduce((sum, one) => sum + one, 0);
     const before = size();
-    await appendAll(store, ...Array.from({ length: 1000 }, (_, index) => commit(T0 + 3600 * (index + 1))));
-    expect(size() - before).toBeLessThan(300 * 1000);
-    expect(await store.readHead()).toMatchObject({ polls: 1001, recordingSince: T0 });
+    await appendAll(store, ...Array.from({ length: 200 }, (_, index) => commit(T0 + 3600 * (index + 1))));
+    expect(size() - before).toBeLessThan(300 * 200);
+    expect(await store.readHead()).toMatchObject({ polls: 201, recordingSince: T0 });
     expect(await store.readFeed()).toHaveLength(1);
-    // Each append syncs its log and its head to the disk: 10 ms or so each, on this machine's.
-  }, 120_000);
+    // Each append syncs its log and its head to the disk, so many more only take longer.
+  }, 60_000);
 });
 
 describe('the files store: the fetch lock', () => {
