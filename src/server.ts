@@ -167,11 +167,16 @@ export async function callTool(
   const onStale = (info: StaleInfo) => {
     if (!stale || info.ageSeconds > stale.ageSeconds) stale = info;
   };
+  // Where this call's answer came from (the public source's record it read), not another call's.
+  let source: DataSource | undefined;
+  const onSource = (found: DataSource) => {
+    source = found;
+  };
   try {
     const args = parseArguments(name, tool.definition.input(), tool.inputSchema, rawArguments);
-    const outcome = await tool.definition.run(args, { api: deps.api, signal, notes: { onStale } });
+    const outcome = await tool.definition.run(args, { api: deps.api, signal, notes: { onStale, onSource } });
     deps.log.debug('tool call', { tool: name, ms: Math.round(performance.now() - started) });
-    const dataSource = deps.dataSource?.();
+    const dataSource = source ?? deps.dataSource?.();
     // The feed of the public source comes from its record too: stale with it when it could not renew.
     stale ??= dataSource?.stale;
     const meta = resultMeta(deps, stale);

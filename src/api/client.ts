@@ -16,6 +16,7 @@ import {
 import type { DiskCache } from '../store/disk-cache.js';
 import { secretValues } from '../text/redact.js';
 import { ReadCache } from './cache.js';
+import type { DataSource } from './data-source.js';
 import { type Glimpse, HttpClient, type HttpOptions, type Query } from './http.js';
 import { glimpsePage } from './page-glimpse.js';
 import { parseBody } from './parse-body.js';
@@ -59,11 +60,13 @@ export interface ReadNotes {
    * the read when it was not kept (the cache off, a stale copy).
    */
   onFreshUntil?: (epochMs: number) => void;
+  /** Told where the answer came from, when it is not the service (the public source's record). */
+  onSource?: (source: DataSource) => void;
 }
 
 export interface FeedApi {
-  /** `GET /api/v1/changes`: never cached. */
-  listChanges(query: ChangesQuery, signal?: AbortSignal): Promise<ChangesPage>;
+  /** `GET /api/v1/changes`: never cached. `notes` hear only where it came from. */
+  listChanges(query: ChangesQuery, signal?: AbortSignal, notes?: ReadNotes): Promise<ChangesPage>;
   /**
    * The same request answered as catalog reads are: cached for the TTL, on disk too, an older copy
    * when the service is down. For `check`, whose deprecation notices may be as old as the catalog

@@ -37,6 +37,7 @@ export function createPublicApi({ recorder, store, origins, refreshS }: PublicAp
 
   async function read(signal: AbortSignal | undefined, notes: ReadNotes | undefined) {
     const recorded = await recorder.current(signal);
+    notes?.onSource?.(sourceOf(recorded));
     if (recorded.stale !== undefined) notes?.onStale?.(recorded.stale);
     const freshUntil = recorded.stale === undefined ? (recorded.head.takenAt + refreshS) * 1000 : Date.now();
     notes?.onFreshUntil?.(freshUntil);
@@ -106,26 +107,28 @@ export function createPublicApi({ recorder, store, origins, refreshS }: PublicAp
     },
     rateLimit: undefined,
     cacheTtlMs: refreshS * 1000,
-    dataSource() {
-      const latest = recorder.latest;
-      // How each origin's newest fetch went, as the record says; the catalog's may be newer news.
-      const polled = latest?.head.lastPoll.origins ?? {};
-      const catalogName = origins[0]?.name;
-      return {
-        kind: 'public',
-        origins: origins.map((origin) => ({
-          ...origin,
-          status:
-            origin.url === null
-              ? 'off'
-              : origin.name === catalogName && latest?.stale !== undefined
-                ? latest.stale.reason
-                : (polled[origin.name] ?? 'not fetched yet'),
-        })),
-        snapshotAt: latest === undefined ? null : isoSeconds(latest.head.takenAt),
-        recordingSince: latest === undefined ? null : isoSeconds(latest.head.recordingSince),
-        ...(latest?.stale !== undefined && { stale: latest.stale }),
-      };
-    },
+    dataSource: () => sourceOf(recorder.latest),
   };
+
+  /** What a result says of where it came from: this answer's record, or the newest known. */
+  function sourceOf(latest: Recorded | undefined): DataSource {
+    // How each origin's newest fetch went, as the record says; the catalog's may be newer news.
+    const polled = latest?.head.lastPoll.origins ?? {};
+    const catalogName = origins[0]?.name;
+    return {
+      kind: 'public',
+      origins: origins.map((origin) => ({
+        ...origin,
+        status:
+          origin.url === null
+            ? 'off'
+            : origin.name === catalogName && latest?.stale !== undefined
+              ? latest.stale.reason
+              : (polled[origin.name] ?? 'not fetched yet'),
+      })),
+      snapshotAt: latest === undefined ? null : isoSeconds(latest.head.takenAt),
+      recordingSince: latest === undefined ? null : isoSeconds(latest.head.recordingSince),
+      ...(latest?.stale !== undefined && { stale: latest.stale }),
+    };
+  }
 }

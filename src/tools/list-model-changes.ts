@@ -38,9 +38,9 @@ export const listModelChanges = defineTool({
   output: () => outputSchemas().ChangesOutput,
   unavailableNote:
     'The change feed needs the service: it is never answered from a cached copy, which could hide changes.',
-  async run(args, { api, signal }) {
+  async run(args, { api, signal, notes }) {
     // Forwarded unchanged: the service owns paging, order and defaults.
-    const page = await api.listChanges(args, signal);
+    const page = await api.listChanges(args, signal, notes);
     return { structured: page, text: renderChanges(page, args) };
   },
 });
