@@ -79,7 +79,7 @@ function moveOf(automaton: Automaton, state: number, symbol: number): number {
   const { next, fail, width } = automaton;
   let at = state;
   let move = next[at * width + symbol]!;
-  // The root's moves are all worked out (compile): the way down ends there at the latest.
+  // The root's moves are all worked out (compileAutomaton): the way down ends there at the latest.
   while (move === 0) {
     const found = trieChild(automaton, at, symbol);
     move = found !== 0 ? moveInto(automaton, found) : next[fail[at]! * width + symbol]!;

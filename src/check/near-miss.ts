@@ -13,7 +13,7 @@ const MAX_EDITS = 2;
 
 const encoder = new TextEncoder();
 
-/** Tokens whose suggestions a matcher keeps at once (see `suggest`). */
+/** Tokens whose suggestions a matcher keeps at once (see `suggester`). */
 const SUGGESTIONS_CACHED = 10_000;
 
 /** A name's `-`-separated parts, a `2024-05-13` date counting as one. */
