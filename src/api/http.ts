@@ -6,7 +6,6 @@
  * headers read on every response. Failures come out as the classes of errors.ts.
  */
 
-import { StringDecoder } from 'node:string_decoder';
 import {
   AbortedError,
   ApiError,
@@ -26,7 +25,9 @@ import { BodyLimitExceeded, inspectBody } from './body-limits.js';
 import { ConcurrencyLimiter, QueueTimeout } from './limiter.js';
 import type { PageGlimpse } from './page-glimpse.js';
 import { parseRetryAfter, type RateLimitInfo, readRateLimit } from './rate-limit.js';
+import { discard, ResponseTooLarge, readCapped } from './response-body.js';
 import { attemptBudgetMs, backoffMs, isRetryableStatus, MAX_ATTEMPTS } from './retry.js';
+import { errorCode } from './transport-failure.js';
 
 /**
  * What a caller sends, never following redirects itself: the service client a GET, its idle warm-up
@@ -99,100 +100,6 @@ export const MAX_CONCURRENT_REQUESTS = 6;
 
 const MAX_REDIRECTS = 5;
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
-/** Follows an error's `cause` chain (and AggregateError's first member) to the first `code`. */
-function errorCode(error: unknown): { code: string; detail: string } {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
-    // undici reports an unasked-for 101 only in the message of a socket error.
-    if (code === 'UND_ERR_SOCKET' && /bad upgrade/i.test(current.message)) {
-      return {
-        code: 'HPE_UNEXPECTED_UPGRADE',
-        detail: 'HTTP 101 Switching Protocols, which was not asked for',
-      };
-    }
-    if (typeof code === 'string' && code) return { code, detail: current.message };
-    // undici's parser errors do not always carry llhttp's code; their class says what they are.
-    if (current.name === 'HTTPParserError') return { code: 'HPE_INVALID', detail: current.message };
-    const next: unknown =
-      current instanceof AggregateError && current.errors.length ? current.errors[0] : current.cause;
-    if (next === undefined) break;
-    current = next;
-  }
-  const detail = current instanceof Error ? current.message : String(current);
-  return { code: 'FETCH_FAILED', detail };
-}
-
-class ResponseTooLarge extends Error {}
-
-/** The body of node:http and undici responses. */
-interface NodeStream {
-  destroy(): void;
-  on(event: 'error', listener: () => void): unknown;
-}
-
-/** The body of a WHATWG fetch Response (msw's, in unit tests). */
-interface WebStream {
-  cancel(): Promise<void>;
-}
-
-function isNodeStream(body: unknown): body is NodeStream {
-  const stream = body as Partial<NodeStream> | null;
-  return typeof stream?.destroy === 'function' && typeof stream.on === 'function';
-}
-
-function isWebStream(body: unknown): body is WebStream {
-  return typeof (body as Partial<WebStream> | null)?.cancel === 'function';
-}
-
-/**
- * Stops reading a body and lets its connection go. An iterator's `return()` alone would not: on a
- * Node stream not yet read it does nothing, the socket stays taken, and six such answers (redirects,
- * oversized bodies) would fill the pool and hang every later call. Not awaited: a stalled sender
- * could hold the call past its timeout.
- */
-function discard(body: ResponseLike['body'], iterator?: AsyncIterator<Uint8Array>): void {
-  if (isNodeStream(body)) {
-    // undici's body reports being destroyed unread as an 'error': for a body thrown away it means
-    // nothing, and unheard it would be an uncaught exception.
-    body.on('error', () => {});
-    body.destroy();
-  } else if (iterator) {
-    // A WHATWG stream's iterator cancels the stream it has locked.
-    iterator.return?.().catch(() => {});
-  } else if (isWebStream(body)) {
-    body.cancel().catch(() => {});
-  }
-}
-
-async function readCapped(response: ResponseLike, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    discard(response.body);
-    throw new ResponseTooLarge();
-  }
-  const iterator = response.body?.[Symbol.asyncIterator]();
-  if (!iterator) return '';
-  // Decoded chunk by chunk rather than gathered and concatenated first: a large body then never
-  // exists twice outside the JS heap (the chunks and their copy), which kept peak memory high.
-  const decoder = new StringDecoder('utf8');
-  let text = '';
-  let total = 0;
-  for (;;) {
-    const { done, value } = await iterator.next();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      discard(response.body, iterator);
-      throw new ResponseTooLarge();
-    }
-    text += decoder.write(
-      Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
-    );
-  }
-  return text + decoder.end();
-}
 
 /** The start of a body already made one line (`clean`), for a message. */
 function snippet(text: string): string {
@@ -417,7 +324,11 @@ export class HttpClient {
         const rateLimit = readRateLimit(response.headers, this.now());
         if (rateLimit)
           this.lastRateLimit = { ...rateLimit, tier: plausibleTier(rateLimit.tier, this.secrets) };
-        const text = await readCapped(response, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        const text = await readCapped(
+          response.body,
+          response.headers.get('content-length'),
+          this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        );
         this.options.log.debug('response', {
           path: facts.path,
           status,

@@ -4,7 +4,8 @@
  * either, so that the report cannot depend on which thread read a file.
  */
 
-import { type DroppedSpans, locateBytes, type ModelMatcher } from './matcher.js';
+import type { DroppedSpans, ModelMatcher } from './matcher.js';
+import { locateBytes } from './offsets.js';
 import { readTextFile } from './read-file.js';
 import { silencedLines } from './report.js';
 

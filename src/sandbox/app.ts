@@ -5,15 +5,9 @@ import { queryFeed } from '../service-rules/feed-query.js';
 import { oneLine } from '../text/terminal.js';
 import type { Dataset } from './dataset.js';
 import { type AuthFailure, KeyStore } from './keys.js';
-import {
-  applyPublication,
-  generateChange,
-  initialLiveState,
-  LIVE_KINDS,
-  type LiveKind,
-  type LiveState,
-  publishBacklog,
-} from './live.js';
+import { initialLiveState, LIVE_KINDS, type LiveKind, type LiveState } from './live.js';
+import { generateChange } from './live-changes.js';
+import { applyPublication, publishBacklog } from './live-publish.js';
 import { parseChangesQuery, parseModelsQuery } from './params.js';
 import { DailyQuota, type QuotaDecision } from './quota.js';
 import { sendJson } from './reply.js';

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CatalogNames,
-  closeness,
-  compileMatcher,
-  isWholeToken,
-  locate,
-  type ModelMatcher,
-} from '../../src/check/matcher.js';
+import { type CatalogNames, compileMatcher, type ModelMatcher } from '../../src/check/matcher.js';
+import { closeness } from '../../src/check/near-miss.js';
+import { locate } from '../../src/check/offsets.js';
+import { isWholeToken } from '../../src/check/token-boundaries.js';
 
 const CATALOG: CatalogNames[] = [
   { id: 'openai/gpt-4o', name: 'GPT-4o' },

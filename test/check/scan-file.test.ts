@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileMatcher, locate } from '../../src/check/matcher.js';
+import { compileMatcher } from '../../src/check/matcher.js';
+import { locate } from '../../src/check/offsets.js';
 import { scanFile } from '../../src/check/scan-file.js';
 import { tempFolder } from '../support/temp.js';
 

@@ -7,7 +7,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CatalogNames, compileMatcher, locate, locateBytes } from '../../src/check/matcher.js';
+import { type CatalogNames, compileMatcher } from '../../src/check/matcher.js';
+import { locate, locateBytes } from '../../src/check/offsets.js';
 import { silencedLines } from '../../src/check/report.js';
 
 const CATALOG: CatalogNames[] = [

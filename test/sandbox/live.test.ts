@@ -2,15 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { apiSchemas } from '../../src/api/schemas.js';
 import { createSandboxApp, type SandboxApp } from '../../src/sandbox/app.js';
 import { buildDataset, historySlug } from '../../src/sandbox/dataset.js';
-import {
-  applyPublication,
-  generateChange,
-  initialLiveState,
-  LIVE_KINDS,
-  type LiveState,
-  type Publication,
-  publishBacklog,
-} from '../../src/sandbox/live.js';
+import { initialLiveState, LIVE_KINDS, type LiveState, type Publication } from '../../src/sandbox/live.js';
+import { generateChange } from '../../src/sandbox/live-changes.js';
+import { applyPublication, publishBacklog } from '../../src/sandbox/live-publish.js';
 import { parsePriceText } from '../../src/sandbox/prices.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
