@@ -42,7 +42,7 @@ export function takenAtOf(file: string): number {
 export const snapshotsHere = existsSync(originFolder);
 if (!snapshotsHere) {
   console.warn(
-    `replay-openrouter: the real snapshots are not beside this checkout (expected ${originFolder}); the replay did not run.`,
+    `the real snapshots of the aggregator's catalog are not beside this checkout (expected ${originFolder}): the replays of them (test/public/replay-*.test.ts) did not run.`,
   );
 }
 
