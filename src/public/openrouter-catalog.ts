@@ -8,6 +8,7 @@
 
 import * as z from 'zod';
 import { once } from '../once.js';
+import { lenientText } from './lenient-text.js';
 import { baseIdOf, isAlias } from './model-id.js';
 import { perMillion } from './price.js';
 
@@ -65,11 +66,7 @@ export type CatalogParse =
 const CATALOG_ID = /^[\x21-\x7e]+$/;
 /** Built on the first parse: a process that answers from its record never needs them. */
 const schemas = once(() => {
-  const boundedText = z
-    .string()
-    .transform((text) => text.trim().slice(0, MAX_TEXT_LENGTH))
-    .nullish()
-    .catch(null);
+  const boundedText = lenientText(MAX_TEXT_LENGTH);
 
   const modalities = z
     .array(z.string().max(MAX_TEXT_LENGTH))

@@ -20,6 +20,7 @@
 
 import * as z from 'zod';
 import { once } from '../once.js';
+import { lenientText } from './lenient-text.js';
 import type { ModelFacts } from './models-dev.js';
 import type { CatalogSnapshot } from './openrouter-catalog.js';
 import { MAX_ID_LENGTH } from './openrouter-catalog.js';
@@ -72,11 +73,7 @@ export type DeprecationParse =
 
 /** Built on the first parse: a process that answers from its record never needs them. */
 const schemas = once(() => {
-  const boundedText = z
-    .string()
-    .transform((text) => text.trim().slice(0, MAX_TEXT_LENGTH))
-    .nullish()
-    .catch(null);
+  const boundedText = lenientText(MAX_TEXT_LENGTH);
   const isoDate = z
     .string()
     .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)

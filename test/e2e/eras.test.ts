@@ -127,8 +127,9 @@ describe('a 2026-07-28 opening on stdio (raw lines)', () => {
     raw.send(enveloped(6, 'resources/read', { uri: 'model-feed://models/openai%2Fgpt-4o' }));
     const model = (await raw.answer(6)).result as Record<string, unknown>;
     expect(model.cacheScope).toBe('private');
-    // What is left of the catalog answers it was read from: some of the 60 s cache lifetime, never
-    // more (how much is left depends on how busy the machine was, so only the bounds are held).
+    // The cache hint's rule, not a speed: a read stays fresh for what is left of the answer it was
+    // read from, never more than the 60 s cache lifetime. How much is left depends on the machine,
+    // so only that rule is held.
     expect(model.ttlMs).toBeGreaterThan(0);
     expect(model.ttlMs).toBeLessThanOrEqual(60_000);
     raw.send(enveloped(7, 'resources/read', { uri: CHANGES }));

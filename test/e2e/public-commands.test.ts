@@ -14,6 +14,7 @@ import { type StubOrigin, startStubOrigin } from '../support/stub-origin.js';
 import { tempFolder } from '../support/temp.js';
 import { BIN, connectCli, NODE, run, scrubbedEnv } from './harness.js';
 import { startHttpCli } from './http-support.js';
+import { publicEnv as sharedPublicEnv } from './public-support.js';
 import { envelopes, runWatch } from './watch-support.js';
 
 const DAY = 86_400;
@@ -50,17 +51,8 @@ beforeAll(async () => {
 });
 afterAll(() => origin.close());
 
-function publicEnv(stateHome: string, extra: Record<string, string> = {}) {
-  return scrubbedEnv({
-    MODEL_FEED_SOURCE: 'public',
-    MODEL_FEED_OPENROUTER_URL: origin.url,
-    MODEL_FEED_MODELS_DEV_URL: 'off',
-    MODEL_FEED_HUGGINGFACE_URL: 'off',
-    MODEL_FEED_DEPRECATIONS_URL: 'off',
-    XDG_STATE_HOME: stateHome,
-    ...extra,
-  });
-}
+const publicEnv = (stateHome: string, extra: Record<string, string> = {}) =>
+  sharedPublicEnv(origin, stateHome, extra);
 
 type Negotiation = 'auto' | 'legacy';
 const newClient = (mode: Negotiation) =>

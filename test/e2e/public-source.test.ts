@@ -20,6 +20,7 @@ import {
 import { type StubOrigin, startStubOrigin } from '../support/stub-origin.js';
 import { tempFolder } from '../support/temp.js';
 import { connectCli, resultText, run, scrubbedEnv } from './harness.js';
+import { publicEnv as sharedPublicEnv } from './public-support.js';
 
 const DAY = 86_400;
 const now = Math.floor(Date.now() / 1000);
@@ -67,18 +68,8 @@ beforeAll(async () => {
 });
 afterAll(() => origin.close());
 
-/** The catalog from the stub, the other origins off unless `extra` points them at it too. */
-function publicEnv(stateHome: string, extra: Record<string, string> = {}) {
-  return scrubbedEnv({
-    MODEL_FEED_SOURCE: 'public',
-    MODEL_FEED_OPENROUTER_URL: origin.url,
-    MODEL_FEED_MODELS_DEV_URL: 'off',
-    MODEL_FEED_HUGGINGFACE_URL: 'off',
-    MODEL_FEED_DEPRECATIONS_URL: 'off',
-    XDG_STATE_HOME: stateHome,
-    ...extra,
-  });
-}
+const publicEnv = (stateHome: string, extra: Record<string, string> = {}) =>
+  sharedPublicEnv(origin, stateHome, extra);
 
 function structured(result: CallToolResult): Record<string, unknown> {
   return (result.structuredContent ?? {}) as Record<string, unknown>;
