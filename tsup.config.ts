@@ -48,17 +48,13 @@ const lazyChildProcessForCommander: Plugin = {
 
 /**
  * What the stdio server does not need to answer `tools/list` lives in chunks of its own, required
- * on first use: undici's proxy agent (the first request through a proxy), the sandbox (`sandbox`, `--sandbox`) and the
- * JSONC and TOML parsers of `setup`.
+ * on first use: the sandbox (`sandbox`, `--sandbox`) and the JSONC and TOML parsers of `setup`.
  * Start-up then neither parses nor compiles them. Each chunk is self-contained: they share no
  * objects with the main bundle beyond plain data and callbacks.
  */
 const lazyChunks: Plugin = {
   name: 'lazy-chunks',
   setup(build) {
-    build.onResolve({ filter: /\/undici-proxy\.cjs$/ }, ({ importer }) =>
-      importer.endsWith('/src/net/fetch.ts') ? { path: './undici.cjs', external: true } : undefined,
-    );
     build.onResolve({ filter: /\/sandbox\/server\.js$/ }, ({ importer }) =>
       importer.includes('/src/sandbox/') ? undefined : { path: './sandbox.cjs', external: true },
     );
@@ -204,7 +200,6 @@ export default defineConfig(async (): Promise<Options[]> => {
       ...bundles,
       entry: {
         index: 'src/index.ts',
-        undici: 'src/net/undici-proxy.cjs',
         sandbox: 'src/sandbox/server.ts',
         'setup-formats': 'src/setup/formats.ts',
       },

@@ -84,7 +84,7 @@ function sampleDataSource(dataAsOf: number | undefined): () => DataSource {
   const source: DataSource = {
     kind: 'sample',
     origins: [{ name: 'sample', url: null, status: 'built in' }],
-    snapshotAt: dataAsOf === undefined ? null : new Date(dataAsOf * 1000).toISOString().slice(0, 19) + 'Z',
+    snapshotAt: dataAsOf === undefined ? null : `${new Date(dataAsOf * 1000).toISOString().slice(0, 19)}Z`,
     recordingSince: null,
   };
   return () => source;

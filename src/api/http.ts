@@ -44,8 +44,8 @@ export interface RequestInitLike {
 
 /**
  * The part of a fetch Response the client reads. A WHATWG Response has it (so unit tests hand in
- * msw's intercepted fetch); so does the production adapter over undici.request (net/fetch.ts),
- * which skips fetch's stream machinery: a quarter of a millisecond and much garbage per call.
+ * msw's intercepted fetch); so does the production adapter over node:http (net/fetch.ts), which
+ * skips fetch's stream machinery: a quarter of a millisecond and much garbage per call.
  */
 export interface ResponseLike {
   status: number;
@@ -53,7 +53,7 @@ export interface ResponseLike {
   body: AsyncIterable<Uint8Array> | null;
 }
 
-/** The fetch the client calls: the undici adapter in production, msw's fetch in unit tests. */
+/** The fetch the client calls: the node:http adapter in production, msw's fetch in unit tests. */
 export type FetchLike = (url: string, init: RequestInitLike) => Promise<ResponseLike>;
 
 export type Query = Record<string, string | number | undefined>;

@@ -9,8 +9,8 @@ import { ENV } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { ModelFeedError, NetworkError } from '../errors.js';
 import { isCertificateFailure, networkCodeWords } from '../net/failure-kinds.js';
+import { TunnelRefusedError } from '../net/tunnel.js';
 import { type Check, check } from './check.js';
-import { TunnelRefusedError } from './probe-errors.js';
 import type { TlsFacts } from './probes.js';
 import type { Route } from './route.js';
 

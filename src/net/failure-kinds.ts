@@ -16,7 +16,7 @@ export function isCertificateFailure(code: string): boolean {
   return CERTIFICATE_CODES.has(code);
 }
 
-/** undici reports a tunnel the proxy refused for want of credentials only in its message. */
+/** A tunnel the proxy refused for want of credentials: its 407 is in the message (tunnel.ts). */
 export function isProxyAuthFailure(detail: string): boolean {
   return /\b407\b|proxy auth/i.test(detail);
 }

@@ -1,21 +1,21 @@
 /**
  * The production fetch, shaped as the part of a Response the client reads, on keep-alive
- * connections chosen once for the service's origin.
+ * connections of Node's own http and https: their native HTTP parser costs no start-up. Through a
+ * proxy, the same clients run over tunnels (HTTP CONNECT, tunnel.ts) that the agents open, one per
+ * pooled connection: Node's clients ignore proxy variables.
  *
- * - Direct: node:http / node:https. Node's native HTTP parser costs no start-up, and avoids undici's
- *   WebAssembly parser, which V8 recompiles under load for 20–35 MB of peak RSS.
- * - Through a proxy: undici's ProxyAgent (Node's own clients ignore proxy variables), loaded from
- *   its own chunk on the first request only. Its `request` rather than its `fetch`: fetch's WHATWG
- *   streams cost a quarter of a millisecond and much garbage per call.
- *
- * Neither follows redirects: the client decides (it sends `redirect: 'manual'`). Both send a request
- * body when one is given (the webhook sink's POST).
+ * It does not follow redirects: the client decides (it sends `redirect: 'manual'`). It sends a
+ * request body when one is given (the webhook sink's POST).
  */
 
-import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
+import type { ClientRequestArgs, Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import type { Dispatcher } from 'undici';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { ConnectionOptions } from 'node:tls';
 import type { FetchLike, ResponseLike } from '../api/http.js';
+import { bareHost } from './loopback.js';
+import { openTcp, openTunnel, proxyPort } from './tunnel.js';
 
 export interface NetworkFetch {
   fetch: FetchLike;
@@ -34,21 +34,94 @@ function headerReader(headers: Headers): ResponseLike['headers'] {
   };
 }
 
-function directFetch(maxConnections: number): NetworkFetch {
+interface Agents {
+  http: HttpAgent;
+  https: HttpsAgent;
+  /** Ends the connections still being opened, which the agents do not hold yet. */
+  abandonOpening?(): void;
+}
+
+function directAgents(maxConnections: number): Agents {
+  const options = { keepAlive: true, maxSockets: maxConnections };
+  return {
+    http: new (process.getBuiltinModule('node:http').Agent)(options),
+    https: new (process.getBuiltinModule('node:https').Agent)(options),
+  };
+}
+
+/** How long a proxy may take to open a tunnel, as undici's default connect timeout allows. */
+const TUNNEL_TIMEOUT_MS = 10_000;
+
+type ConnectionCallback = (error: Error | null, stream: Duplex) => void;
+
+/**
+ * Agents whose every connection is a tunnel through `proxy`, opened through the documented callback
+ * form of `agent.createConnection`; a tunnel stays pooled for keep-alive as a direct connection does.
+ */
+function tunnelAgents(proxy: URL, maxConnections: number): Agents {
+  const options = { keepAlive: true, maxSockets: maxConnections };
+  const opening = new Set<Socket>();
+  let abandoned = false;
+  const tunnel = async (host: string, port: number): Promise<Socket> => {
+    const socket = await openTcp(bareHost(proxy.hostname), proxyPort(proxy), TUNNEL_TIMEOUT_MS);
+    const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    opening.add(socket);
+    try {
+      if (abandoned) throw new Error('the connection was closed while it was being opened');
+      return await openTunnel(socket, proxy, authority, TUNNEL_TIMEOUT_MS);
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    } finally {
+      opening.delete(socket);
+    }
+  };
+  /** Node's agents always pass the callback; the tunnel's socket or error comes through it. */
+  const open = (
+    target: ClientRequestArgs,
+    defaultPort: number,
+    callback: ConnectionCallback | undefined,
+    secure: boolean,
+  ) => {
+    if (!callback) throw new Error('a tunnelled connection is opened only by its agent');
+    tunnel(bareHost(target.host ?? 'localhost'), Number(target.port) || defaultPort).then(
+      (socket) =>
+        callback(
+          null,
+          secure
+            ? process.getBuiltinModule('node:tls').connect({ ...(target as ConnectionOptions), socket })
+            : socket,
+        ),
+      (error: Error) => callback(error, undefined as never),
+    );
+    return undefined;
+  };
+  class TunnelHttpAgent extends process.getBuiltinModule('node:http').Agent {
+    override createConnection(target: ClientRequestArgs, callback?: ConnectionCallback): undefined {
+      return open(target, 80, callback, false);
+    }
+  }
+  class TunnelHttpsAgent extends process.getBuiltinModule('node:https').Agent {
+    override createConnection(target: ClientRequestArgs, callback?: ConnectionCallback): undefined {
+      return open(target, 443, callback, true);
+    }
+  }
+  return {
+    http: new TunnelHttpAgent(options),
+    https: new TunnelHttpsAgent(options),
+    abandonOpening: () => {
+      abandoned = true;
+      for (const socket of opening) socket.destroy();
+    },
+  };
+}
+
+function nodeFetch(makeAgents: () => Agents): NetworkFetch {
   // Node's http and https (tls with them) are loaded at the first request, not at start-up, which
   // they would cost about 7 ms: the stdio server answers initialize and tools/list without them.
-  let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
+  let agents: Agents | undefined;
   const pools = () => {
-    agents ??= {
-      http: new (process.getBuiltinModule('node:http').Agent)({
-        keepAlive: true,
-        maxSockets: maxConnections,
-      }),
-      https: new (process.getBuiltinModule('node:https').Agent)({
-        keepAlive: true,
-        maxSockets: maxConnections,
-      }),
-    };
+    agents ??= makeAgents();
     return agents;
   };
   return {
@@ -113,42 +186,13 @@ function directFetch(maxConnections: number): NetworkFetch {
     close: async () => {
       agents?.http.destroy();
       agents?.https.destroy();
-    },
-  };
-}
-
-type UndiciProxy = typeof import('./undici-proxy.cjs');
-
-function proxiedFetch(proxy: string, maxConnections: number): NetworkFetch {
-  let loaded: Promise<{ undici: UndiciProxy; dispatcher: Dispatcher }> | undefined;
-  const load = async () => {
-    const imported = (await import('./undici-proxy.cjs')) as UndiciProxy & { default?: UndiciProxy };
-    // A CommonJS module's exports arrive under `default`.
-    const undici = imported.default ?? imported;
-    return { undici, dispatcher: undici.createProxyAgent(proxy, maxConnections) };
-  };
-  return {
-    fetch: async (url, init) => {
-      loaded ??= load();
-      const { undici, dispatcher } = await loaded;
-      const target = new URL(url);
-      const { statusCode, headers, body } = await undici.request(dispatcher, {
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: init.method,
-        headers: init.headers,
-        body: init.body,
-        signal: init.signal,
-      });
-      return { status: statusCode, headers: headerReader(headers), body };
-    },
-    close: async () => {
-      if (loaded) await (await loaded).dispatcher.destroy();
+      agents?.abandonOpening?.();
     },
   };
 }
 
 /** `maxConnections` should match the client's cap on concurrent requests (MAX_CONCURRENT_REQUESTS). */
 export function createNetworkFetch(proxy: string | undefined, maxConnections: number): NetworkFetch {
-  return proxy ? proxiedFetch(proxy, maxConnections) : directFetch(maxConnections);
+  const proxyUrl = proxy ? new URL(proxy) : undefined;
+  return nodeFetch(() => (proxyUrl ? tunnelAgents(proxyUrl, maxConnections) : directAgents(maxConnections)));
 }

@@ -1,10 +1,10 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { type NetworkPlan, type Probes, runNetworkChecks } from '../../src/doctor/network-checks.js';
-import { ProbeTimeoutError, TunnelRefusedError } from '../../src/doctor/probe-errors.js';
 import { planRoute } from '../../src/doctor/route.js';
 import { AuthError } from '../../src/errors.js';
 import type { ProxyChoice } from '../../src/net/proxy.js';
+import { StepTimeoutError, TunnelRefusedError } from '../../src/net/tunnel.js';
 
 const DIRECT = { proxy: undefined, reason: 'direct: no proxy configured' };
 const PROXIED = {
@@ -135,7 +135,7 @@ describe('runNetworkChecks', () => {
 
   it('a proxy that never answers CONNECT: blames the tunnel, not the service', async () => {
     const { probes } = fakeProbes({
-      openTunnel: vi.fn(async () => Promise.reject(new ProbeTimeoutError(1000))),
+      openTunnel: vi.fn(async () => Promise.reject(new StepTimeoutError(1000))),
     });
     const checks = await runNetworkChecks(plan('https://feed.internal.test', {}, PROXIED), probes);
     expect(checks[2]).toMatchObject({

@@ -32,7 +32,6 @@ function freshInstall(): { bin: string; dist: string } {
     'server.cjs',
     'server.cjs.build-hash',
     'sandbox.cjs',
-    'undici.cjs',
   ])
     copyFileSync(join(ROOT, 'dist', file), join(dir, 'dist', file));
   return { bin: join(dir, 'bin/model-feed-mcp.cjs'), dist: join(dir, 'dist') };

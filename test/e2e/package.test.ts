@@ -97,7 +97,6 @@ describe('the packed tarball, installed offline', () => {
       'dist/server.cjs',
       'dist/server.cjs.build-hash',
       'dist/setup-formats.cjs',
-      'dist/undici.cjs',
       'package.json',
     ]);
   });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, type ListingFacts, listing } from '../public/catalog-fixtures.js';
 import { type StubOrigin, startStubOrigin } from '../support/stub-origin.js';
 import { tempFolder } from '../support/temp.js';
-import { BIN, connectCli, NODE, run, scrubbedEnv } from './harness.js';
+import { BIN, connectCli, NODE, run } from './harness.js';
 import { startHttpCli } from './http-support.js';
 import { publicEnv as sharedPublicEnv } from './public-support.js';
 import { envelopes, runWatch } from './watch-support.js';

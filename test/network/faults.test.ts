@@ -1,7 +1,7 @@
 /**
  * The resilience contract over real sockets, with the production fetch on both of its paths:
- * direct (node:http) and through a forwarding proxy (undici's ProxyAgent, CONNECT), against a
- * scripted loopback server.
+ * direct (node:http) and through a forwarding proxy (the same client over CONNECT tunnels), against
+ * a scripted loopback server.
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -280,7 +280,67 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     server.setHandler((_req, res) => json(res, 200, page));
     const client = api();
     for (let i = 0; i < 20; i++) await client.listChanges({ since: i });
-    // undici may open a second socket while the first is being released; never one per call.
+    // A second socket may open while the first is being released; never one per call.
     expect(new Set(server.requests.map((r) => r.socket.remotePort)).size).toBeLessThanOrEqual(2);
   });
+});
+
+describe('tunnels through a proxy', () => {
+  beforeAll(() => {
+    proxyUrl = proxy.url;
+  });
+
+  it('keeps one tunnel open across calls: one CONNECT for many requests', async () => {
+    server.setHandler((_req, res) => json(res, 200, page));
+    const before = proxy.connects.length;
+    const sent = server.requests.length;
+    const client = api();
+    for (let i = 0; i < 5; i++) await client.listChanges({ since: i });
+    expect(proxy.connects.length - before).toBe(1);
+    expect(server.requests).toHaveLength(sent + 5);
+  });
+
+  it('a proxy that refuses the tunnel: the error names the proxy and its answer', async () => {
+    const refusing = await startProxy({ hosts: {} });
+    proxyUrl = refusing.url;
+    const sent = server.requests.length;
+    try {
+      const error = await failure(api().listChanges({}));
+      expect(describeError(error)).toMatch(
+        /via proxy http:\/\/127\.0\.0\.1:\d+: the proxy refused the tunnel/,
+      );
+      expect(describeError(error)).toContain('502 Bad Gateway');
+      expect(refusing.connects.map((c) => c.target)).toContain(new URL(server.url).host);
+      expect(server.requests).toHaveLength(sent);
+    } finally {
+      proxyUrl = proxy.url;
+      await network.close();
+      await refusing.close();
+    }
+  });
+
+  it('a proxy that never answers CONNECT: the call ends at its timeout, and closing frees the socket', async () => {
+    const { createServer } = await import('node:net');
+    const held = new Set<import('node:net').Socket>();
+    const silent = createServer((socket) => {
+      held.add(socket);
+      // Read (and drop) what arrives, so the other side's close is seen.
+      socket.resume();
+      socket.on('error', () => {});
+      socket.once('close', () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(silent.address() as import('node:net').AddressInfo).port}`;
+    try {
+      const error = await failure(api(300).listChanges({}));
+      expect(describeError(error)).toMatch(/no answer|timed out|timeout/i);
+      await network.close();
+      // Well before the tunnel's own 10 s limit would end it: close() is what ends it.
+      await vi.waitFor(() => expect(held.size).toBe(0), { timeout: 5_000 });
+    } finally {
+      proxyUrl = proxy.url;
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 20_000);
 });

@@ -1,6 +1,6 @@
 /**
  * The webhook sink over real loopback sockets, with the production fetch (node:http directly, and
- * undici through a forwarding proxy), against a receiver that verifies signatures the way the
+ * the same client over CONNECT tunnels through a forwarding proxy), against a receiver that verifies signatures the way the
  * Standard Webhooks specification tells receivers to.
  */
 

@@ -14,7 +14,6 @@
  * times go on after that append's snapshot time.
  */
 
-import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FileSystemError } from '../../errors.js';
 import { nodeCrypto } from '../../lazy-node.js';
@@ -249,7 +248,7 @@ class FileStore<S> implements PublicStore<S> {
         const size = Number(info.size);
         const bytes =
           size > MAX_HEAD_BYTES ? undefined : (await readUpTo(opened.file, size)).subarray(0, size);
-        if (!fresh && bytes !== undefined && cached?.bytes !== undefined && cached.bytes.equals(bytes)) {
+        if (!fresh && bytes !== undefined && cached?.bytes?.equals(bytes)) {
           return this.keepHead({ ...cached, key, settled });
         }
         const file = this.parseHeadBytes(bytes);
