@@ -6,17 +6,13 @@
 
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildDataset } from '../../src/sandbox/dataset.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { sarifValidator } from '../check/sarif-schema.js';
 import { tempFolder } from '../support/temp.js';
 import { run, scrubbedEnv } from './harness.js';
-
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
-  addFormatsModule) as FormatsPlugin;
 
 /** The fixture: references of each kind, one silenced, one in an ignored folder, one binary file. */
 const TREE: Record<string, string> = {
@@ -134,12 +130,7 @@ describe('check', () => {
   it('sarif: valid SARIF 2.1.0, one result per finding, each with its region', async () => {
     const result = await check(['--format', 'sarif']);
     const sarif = JSON.parse(result.stdout);
-    const schema = JSON.parse(
-      readFileSync(new URL('../check/sarif-2.1.0.schema.json', import.meta.url), 'utf8'),
-    );
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    const validate = ajv.compile(schema);
+    const validate = sarifValidator();
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     const results = sarif.runs[0].results as {
       ruleId: string;

@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, ENV, LOG_FORMATS, LOG_LEVELS } from '../../src/config.js';
+import { serverJsonSchema } from './server-json-schema.js';
 import { type PackageJson, readJson, type ServerJson, schemaValidator } from './support.js';
 
 const SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 const server = readJson<ServerJson>('server.json');
 const pkg = readJson<PackageJson>('package.json');
-const validate = schemaValidator('server.schema.2025-12-11.json');
+const validate = schemaValidator(serverJsonSchema);
 const npmPackage = server.packages.find((p) => p.registryType === 'npm');
 const envVars = npmPackage?.environmentVariables ?? [];
 const envVar = (name: string) => envVars.find((v) => v.name === name);
 
 describe('server.json (official MCP registry)', () => {
-  it('is valid against the vendored 2025-12-11 server.json schema', () => {
+  it('is valid against our schema of the 2025-12-11 server.json format', () => {
     expect(server.$schema).toBe(SCHEMA_URL);
     expect(validate(server)).toEqual([]);
   });
 
-  it('the vendored schema really rejects what the registry rejects', () => {
+  it('the schema really rejects what the registry rejects', () => {
     // Guards against a validator that passes everything (a wrong $ref, a schema that did not load).
     const broken = structuredClone(server);
     broken.description = 'x'.repeat(101);
@@ -26,6 +27,16 @@ describe('server.json (official MCP registry)', () => {
     expect(errors).toMatch(/\/description/);
     expect(errors).toMatch(/\/name/);
     expect(errors).toMatch(/\/packages\/0\/version/);
+  });
+
+  it('the schema refuses a field it does not list, such as the older format’s snake_case names', () => {
+    const renamed = structuredClone(server) as unknown as { packages: Record<string, unknown>[] };
+    const [npm] = renamed.packages;
+    npm!.environment_variables = npm!.environmentVariables;
+    delete npm!.environmentVariables;
+    expect(validate(renamed).join('\n')).toMatch(
+      /\/packages\/0 must NOT have additional properties.*environment_variables/,
+    );
   });
 
   it('names a reverse-DNS server with a short description, and no remote', () => {
