@@ -13,9 +13,9 @@ import { ChangesSubscriptions } from './resources/changes-subscriptions.js';
 import { followListens, honoredListen } from './resources/listen.js';
 import { createRuntime } from './runtime.js';
 import { createServer, prepareTools } from './server.js';
-import { runStdio, servingBothEras } from './stdio.js';
 import { onQuietMoments } from './stdio/quiet-moments.js';
 import type { StdioTransport } from './stdio/transport.js';
+import { runStdio, servingBothEras } from './stdio.js';
 import { VERSION } from './version.js';
 
 /**

@@ -14,11 +14,11 @@ import type { CliIo } from '../io.js';
 import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { settleWithin, startProcessLifetime } from '../process-lifetime.js';
 import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
 import { admitListens, changesEventBus } from '../resources/listen.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
-import { settleWithin, startProcessLifetime } from '../process-lifetime.js';
 import { echoValue } from '../text/redact.js';
 import { VERSION } from '../version.js';
 

@@ -165,10 +165,12 @@ export class RequestActivity implements SessionActivity {
   sent(message: JSONRPCMessage): void {
     if (this.isClosed) return;
     if ('method' in message) {
-      if (!('id' in message)) this.serverNotifications.emit({ method: message.method, params: message.params });
+      if (!('id' in message))
+        this.serverNotifications.emit({ method: message.method, params: message.params });
       return;
     }
-    if ('id' in message && message.id != null) this.settle(message.id, 'error' in message ? 'error' : 'result');
+    if ('id' in message && message.id != null)
+      this.settle(message.id, 'error' in message ? 'error' : 'result');
   }
 
   /** The session ended. What was in flight will never be answered: nothing settles, `closed` says it all. */

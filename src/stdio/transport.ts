@@ -17,9 +17,9 @@ import { RequestActivity, type SessionActivity } from './activity.js';
 import {
   asMessage,
   errorText,
-  idOf,
   INTERNAL_ERROR,
   INVALID_REQUEST,
+  idOf,
   MAX_DEPTH,
   MAX_LINE_BYTES,
   nestedDeeperThan,

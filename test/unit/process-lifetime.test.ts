@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { lastResort, parentGone, settleWithin, watchParent } from '../../src/process-lifetime.js';
 
@@ -63,5 +63,39 @@ describe('the last-resort error handler', () => {
     )(new Error('late'));
     expect(logs).toEqual(['model-feed-mcp error: uncaught error during shutdown error="Error: late"\n']);
     expect(exits).toEqual([1]);
+  });
+});
+
+describe('settleWithin', () => {
+  it('resolves once every piece of work has settled, a rejection included', async () => {
+    const order: string[] = [];
+    let finish: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const settled = settleWithin(60_000, [slow, Promise.reject(new Error('released badly')), undefined]).then(
+      () => order.push('settled'),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    order.push('work finishing');
+    finish();
+    await settled;
+    expect(order).toEqual(['work finishing', 'settled']);
+  });
+
+  it('resolves after the budget when some work never settles', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      let done = false;
+      void settleWithin(300, [new Promise(() => {})]).then(() => {
+        done = true;
+      });
+      await vi.advanceTimersByTimeAsync(299);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(done).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
