@@ -46,7 +46,8 @@ export { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
 export { chooseProxy, type ProxyChoice } from './net/proxy.js';
 export type { Sandbox, SandboxOptions } from './sandbox/server.js';
 export { callTool, createServer, listTools, type ServerDeps } from './server.js';
-export { runStdio, StdioTransport } from './stdio.js';
+export { StdioTransport } from './stdio/transport.js';
+export { runStdio } from './stdio.js';
 export { VERSION } from './version.js';
 
 /**

@@ -4,17 +4,17 @@
  * server-only bundle (server-main.ts) that a client's plain start loads.
  */
 
-import type { Transport } from '@modelcontextprotocol/server';
 import { withCodeCache } from './code-cache-hook.js';
 import type { Config } from './config.js';
 import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
-import { withQuietMoments } from './quiet-moments.js';
 import { ChangesSubscriptions } from './resources/changes-subscriptions.js';
-import { followListens } from './resources/listen.js';
+import { followListens, honoredListen } from './resources/listen.js';
 import { createRuntime } from './runtime.js';
 import { createServer, prepareTools } from './server.js';
+import { onQuietMoments } from './stdio/quiet-moments.js';
+import type { StdioTransport } from './stdio/transport.js';
 import { runStdio, servingBothEras } from './stdio.js';
 import { VERSION } from './version.js';
 
@@ -68,23 +68,27 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
   // probe falls back to initialize).
   const bothEras = servingBothEras(({ era }) => createServer(deps, era), log);
   const server = {
-    async connect(transport: Transport) {
+    async connect(transport: StdioTransport) {
       await bothEras.connect(transport);
       followListens(transport, changeSubscriptions, { log, secrets: config.secrets });
+      // Once the client has opened the session and gone quiet: the first call then finds the
+      // connection open and its schemas built. Not at once: the lists a client asks for right after
+      // initialized would wait for the warm-up's synchronous part. A tool call within those 50 ms
+      // opens the connection itself; the warm-up's OPTIONS then reuses it.
+      onQuietMoments(
+        transport.activity,
+        () => {
+          prepareTools();
+          void runtime.warmUp();
+          return false;
+        },
+        { after: OPENED, quietMs: WARM_UP_QUIET_MS },
+      );
     },
   };
-  // Once the client has opened the session and gone quiet: the first call then finds the connection open
-  // and its schemas built. Not at once: the lists a client asks for right after initialized would
-  // wait for the warm-up's synchronous part (20-27 ms on a first start, measured). A tool call
-  // within those 50 ms opens the connection itself; the warm-up's OPTIONS then reuses it.
-  const warming = withQuietMoments(
-    server,
-    () => {
-      prepareTools();
-      void runtime.warmUp();
-      return false;
-    },
-    { after: OPENED, quietMs: WARM_UP_QUIET_MS },
-  );
-  await runStdio(withCodeCache(warming, io.codeCache, log), { log, onShutdown: () => runtime.close() });
+  await runStdio(withCodeCache(server, io.codeCache, log), {
+    log,
+    onShutdown: () => runtime.close(),
+    prepare: honoredListen,
+  });
 }

@@ -14,11 +14,11 @@ import type { CliIo } from '../io.js';
 import { nodeCrypto } from '../lazy-node.js';
 import { createLogger } from '../log.js';
 import { isLoopbackHost } from '../net/loopback.js';
+import { settleWithin, startProcessLifetime } from '../process-lifetime.js';
 import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
 import { admitListens, changesEventBus } from '../resources/listen.js';
 import { createRuntime } from '../runtime.js';
 import { createServer } from '../server.js';
-import { lastResort } from '../stdio.js';
 import { echoValue } from '../text/redact.js';
 import { VERSION } from '../version.js';
 
@@ -98,11 +98,8 @@ export async function runHttp(
   const secrets = [...config.secrets, key];
   const log = createLogger({ level: config.logLevel, format: config.logFormat, secrets });
   for (const warning of config.warnings) log.warn(warning);
-  let stopping = false;
-  const onUncaught = lastResort(log, () => stopping);
-  process.on('uncaughtException', onUncaught);
-  process.on('unhandledRejection', onUncaught);
-  process.stderr.on('error', () => {});
+  // No parent watch: a user may leave `--http` running after the shell that started it is gone.
+  const lifetime = startProcessLifetime({ log });
 
   const runtime = await createRuntime(config, log);
   // One poller for the subscriptions of every session and every 2026 listen, not one each: N
@@ -145,15 +142,7 @@ export async function runHttp(
     io.stderr(`model-feed-mcp: key ${key}   (generated, shown once; set ${ENV.apiKey} to choose it)\n`);
   }
 
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-  stopping = true;
-  log.debug('shutting down', { why: signal });
-  await Promise.race([
-    Promise.allSettled([endpoint.close(), runtime.close()]),
-    new Promise((resolve) => setTimeout(resolve, SHUTDOWN_BUDGET_MS).unref()),
-  ]);
+  await lifetime.ended;
+  await settleWithin(SHUTDOWN_BUDGET_MS, [endpoint.close(), runtime.close()]);
   return EXIT.ok;
 }

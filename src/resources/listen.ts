@@ -15,10 +15,11 @@ import {
   type ServerEvent,
   type ServerEventBus,
   SUBSCRIPTION_ID_META_KEY,
-  type Transport,
 } from '@modelcontextprotocol/server';
 import type { ModernAdmission } from '../http/server.js';
 import { type FailureContext, toRequestError } from '../request-errors.js';
+import type { Notification } from '../stdio/activity.js';
+import type { StdioTransport } from '../stdio/transport.js';
 import { CHANGES_URI } from './changes.js';
 import type { ChangesSubscriber, ChangesSubscriptions } from './changes-subscriptions.js';
 
@@ -34,9 +35,10 @@ function isListen(message: JSONRPCMessage): message is JSONRPCMessage & { id: Id
 
 /**
  * A listen with its resource subscriptions cut to those this server can honour (the changes
- * resource); any other message as it is. A malformed filter is left for the SDK to refuse.
+ * resource); any other message as it is. A malformed filter is left for the SDK to refuse. On
+ * stdio the transport applies it to each client message (its `prepare` option).
  */
-function honoredListen(message: JSONRPCMessage): JSONRPCMessage {
+export function honoredListen(message: JSONRPCMessage): JSONRPCMessage {
   if (!isListen(message)) return message;
   const notifications = message.params?.notifications;
   const asked = notifications?.resourceSubscriptions;
@@ -54,27 +56,31 @@ function listenRefusal(error: Error, context: FailureContext): { code: number; m
   return { code: (refusal as Error & { code: number }).code, message: refusal.message };
 }
 
-/** Whether a (trimmed) listen asks to hear of the changes resource. */
-function listensToChanges(message: JSONRPCMessage & { params?: ListenParams }): boolean {
-  const asked = message.params?.notifications?.resourceSubscriptions;
+/** Whether a (trimmed) listen's parameters ask to hear of the changes resource. */
+function listensToChanges(params: unknown): boolean {
+  const asked = (params as ListenParams | undefined)?.notifications?.resourceSubscriptions;
   return Array.isArray(asked) && asked.includes(CHANGES_URI);
 }
 
+/** What followListens needs of the stdio transport: its activity, and a way to write. */
+export type ListenTransport = Pick<StdioTransport, 'activity' | 'send' | 'endRequest'>;
+
 /**
- * The listens on one stdio connection, observed on its transport after the SDK's `serveStdio` is
- * connected to it. Each listen is trimmed before the SDK reads it. One counts once the SDK has
- * acknowledged it with the changes among what it honours (a listen the SDK refuses, on a 2025
- * connection or with a bad envelope, never starts the poller); while any is open the connection is
- * a subscriber of `subscriptions`, its updates written to each such listen with the listen's id. A
- * listen ends with its `notifications/cancelled` or the connection. If the first poll shows that
- * polling cannot work (no key, a rejected key), each listen is ended with that error, as a 2025
- * `resources/subscribe` is refused with it.
+ * The listens on one stdio connection, watched through the transport's activity, its listens
+ * already trimmed by `honoredListen`. One counts once the SDK has acknowledged it with the changes
+ * among what it honours (a listen the SDK refuses, on a 2025 connection or with a bad envelope,
+ * never starts the poller); while any is open the connection is a subscriber of `subscriptions`,
+ * its updates written to each such listen with the listen's id. A listen ends when it settles
+ * (its `notifications/cancelled`, or an error) or with the connection. If the first poll shows
+ * that polling cannot work (no key, a rejected key), each listen is ended with that error, as a
+ * 2025 `resources/subscribe` is refused with it.
  */
 export function followListens(
-  transport: Transport,
+  transport: ListenTransport,
   subscriptions: ChangesSubscriptions,
   context: FailureContext,
 ): void {
+  const { activity } = transport;
   /** Listens read that ask for the changes, not yet acknowledged. */
   const asked = new Set<Id>();
   const open = new Set<Id>();
@@ -95,14 +101,12 @@ export function followListens(
     if (!open.delete(id) || open.size > 0) return;
     subscriptions.unsubscribe(notify);
   };
-  const served = transport.onmessage;
   /** Ends every open listen with `error`: the SDK forgets it, the client is told why. */
   const refuseAll = (error: Error): void => {
     const refusal = listenRefusal(error, context);
     for (const id of [...open]) {
-      served?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
       end(id);
-      void transport.send({ jsonrpc: '2.0', id, error: refusal }).catch(() => {});
+      void transport.endRequest(id, refusal).catch(() => {});
     }
   };
   const begin = (id: Id): void => {
@@ -115,39 +119,28 @@ export function followListens(
     });
   };
 
-  transport.onmessage = (message: JSONRPCMessage, extra) => {
-    const trimmed = honoredListen(message);
-    if (isListen(trimmed) && listensToChanges(trimmed)) asked.add(trimmed.id);
-    served?.(trimmed, extra);
-    if ('method' in trimmed && trimmed.method === 'notifications/cancelled') {
-      const cancelled = (trimmed.params as { requestId?: Id } | undefined)?.requestId;
-      if (cancelled !== undefined) end(cancelled);
-    }
-  };
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    const acknowledged = acknowledgedListen(message);
+  activity.onRequest(({ id, method, params }) => {
+    if (method === 'subscriptions/listen' && listensToChanges(params)) asked.add(id);
+  });
+  activity.onServerNotification((notification) => {
+    const acknowledged = acknowledgedListen(notification);
     if (acknowledged !== undefined) begin(acknowledged);
-    // Refused (an error for its id): it never opened.
-    else if ('id' in message && 'error' in message && message.id != null) asked.delete(message.id);
-    return send(message, options);
-  };
-  const closed = transport.onclose;
-  transport.onclose = () => {
+  });
+  // Cancelled by the client, or refused (an error for its id: then it never opened).
+  activity.onSettled(({ id }) => end(id));
+  activity.onClosed(() => {
     for (const id of [...open, ...asked]) end(id);
-    closed?.();
-  };
+  });
 }
 
-/** The id of the listen an acknowledgement that honours the changes is for; undefined for any other message. */
-function acknowledgedListen(message: JSONRPCMessage): Id | undefined {
-  if (!('method' in message) || message.method !== 'notifications/subscriptions/acknowledged')
-    return undefined;
-  const params = message.params as
+/** The id of the listen an acknowledgement that honours the changes is for; undefined for any other notification. */
+function acknowledgedListen({ method, params }: Notification): Id | undefined {
+  if (method !== 'notifications/subscriptions/acknowledged') return undefined;
+  const acknowledgement = params as
     | { notifications?: { resourceSubscriptions?: unknown }; _meta?: Record<string, unknown> }
     | undefined;
-  const honoured = params?.notifications?.resourceSubscriptions;
-  const id = params?._meta?.[SUBSCRIPTION_ID_META_KEY];
+  const honoured = acknowledgement?.notifications?.resourceSubscriptions;
+  const id = acknowledgement?._meta?.[SUBSCRIPTION_ID_META_KEY];
   if (!Array.isArray(honoured) || !honoured.includes(CHANGES_URI)) return undefined;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
@@ -165,7 +158,7 @@ export function admitListens(
 ): (message: JSONRPCMessage) => Promise<ModernAdmission> {
   return async (message) => {
     const trimmed = honoredListen(message);
-    if (!isListen(trimmed) || !listensToChanges(trimmed)) return { message: trimmed };
+    if (!isListen(trimmed) || !listensToChanges(trimmed.params)) return { message: trimmed };
     const hold: ChangesSubscriber = () => {};
     const fatal = await subscriptions.subscribe(hold);
     if (fatal) {

@@ -4,14 +4,15 @@
  * been asked for QUIET_MS. Never while a call is in flight; never again once the cache is done.
  */
 
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedApi } from '../../src/api/client.js';
 import { type CodeCache, withCodeCache } from '../../src/code-cache-hook.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { QUIET_MS, withQuietMoments } from '../../src/quiet-moments.js';
 import { createServer } from '../../src/server.js';
+import type { StdioTransport } from '../../src/stdio/transport.js';
 import { model, modelsPage } from '../fixtures.js';
+import { linkOverStdio } from '../mcp/stdio-link.js';
 
 /** An API whose catalog read waits until `release()`: a call held in flight. */
 function gatedApi() {
@@ -45,11 +46,10 @@ async function connect(
   after: ReadonlySet<string> = new Set(['tools/list', 'tools/call']),
 ) {
   const server = createServer({ api, log: silentLogger, version: '0.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await withQuietMoments(server, onQuiet, { after }).connect(serverSide);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(clientSide);
-  return client;
+  const link = await linkOverStdio((transport) =>
+    withQuietMoments<StdioTransport>(server, onQuiet, { after }).connect(transport),
+  );
+  return link.connectClient();
 }
 
 /** Lets the linked transports and the server's handlers run (they are promise chains). */
@@ -104,17 +104,14 @@ describe('withQuietMoments', () => {
       return false;
     };
     const server = createServer({ api: gatedApi().api, log: silentLogger, version: '0.0.0' });
-    const warming = withQuietMoments(server, record('warm-up'), {
+    const warming = withQuietMoments<StdioTransport>(server, record('warm-up'), {
       after: new Set(['notifications/initialized']),
       quietMs: QUIET_MS / 2,
     });
     const caching = withQuietMoments(warming, record('cache'), {
       after: new Set(['tools/list', 'tools/call']),
     });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await caching.connect(serverSide);
-    const client = new Client({ name: 'test', version: '1' });
-    await client.connect(clientSide);
+    const client = await (await linkOverStdio((transport) => caching.connect(transport))).connectClient();
     await client.listTools();
     await vi.advanceTimersByTimeAsync(QUIET_MS / 2);
     expect(events).toEqual(['warm-up']);
@@ -189,10 +186,10 @@ describe('withCodeCache', () => {
     const log = createLogger({ level: 'debug', format: 'text', write: (line) => lines.push(line) });
     const cache = fakeCache();
     const server = createServer({ api: gatedApi().api, log: silentLogger, version: '0.0.0' });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await withCodeCache(server, cache, log).connect(serverSide);
-    const client = new Client({ name: 'test', version: '1' });
-    await client.connect(clientSide);
+    const link = await linkOverStdio((transport) =>
+      withCodeCache<StdioTransport>(server, cache, log).connect(transport),
+    );
+    const client = await link.connectClient();
     await client.listTools();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(cache.quietMoment).toHaveBeenCalledTimes(1);
@@ -202,9 +199,9 @@ describe('withCodeCache', () => {
 
   it('leaves the server as it is when there is nothing to write', () => {
     const server = createServer({ api: gatedApi().api, log: silentLogger, version: '0.0.0' });
-    expect(withCodeCache(server, fakeCache({ loaded: 'accepted', pending: false }), silentLogger)).toBe(
-      server,
-    );
-    expect(withCodeCache(server, undefined, silentLogger)).toBe(server);
+    expect(
+      withCodeCache<StdioTransport>(server, fakeCache({ loaded: 'accepted', pending: false }), silentLogger),
+    ).toBe(server);
+    expect(withCodeCache<StdioTransport>(server, undefined, silentLogger)).toBe(server);
   });
 });

@@ -7,7 +7,7 @@ import type { FeedApi } from '../../src/api/client.js';
 import { apiSchemas } from '../../src/api/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { callTool, listTools } from '../../src/server.js';
-import { StdioTransport } from '../../src/stdio.js';
+import { StdioTransport } from '../../src/stdio/transport.js';
 import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
 
 const {
