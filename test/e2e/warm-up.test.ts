@@ -81,7 +81,7 @@ it('opens the connection while idle, without the key and without spending quota;
   await session.close();
 });
 
-it('never warms up without a key or base URL, and an idle warm server exits within 1 s when stdin closes', async () => {
+it('never warms up without a key or base URL, and an idle warm server exits when stdin closes, not held by its warm connection', async () => {
   front.seen.length = 0;
   const unset = spawnRaw(scrubbedEnv({ MODEL_FEED_BASE_URL: front.url }));
   unset.send(INITIALIZE);
@@ -101,5 +101,6 @@ it('never warms up without a key or base URL, and an idle warm server exits with
   const before = performance.now();
   warm.child.stdin.end();
   const exit = await warm.exited;
-  expect(exit.at - before).toBeLessThan(1000);
+  // A pooled connection left open would hold the process for the server's 5 s keep-alive.
+  expect(exit.at - before).toBeLessThan(4000);
 });

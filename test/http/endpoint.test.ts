@@ -294,7 +294,8 @@ describe('the --http endpoint', () => {
     await client.listTools();
     const started = performance.now();
     await server.close();
-    expect(performance.now() - started).toBeLessThan(500);
+    // Node closes an idle keep-alive connection after 5 s: a close that waited for that would take it.
+    expect(performance.now() - started).toBeLessThan(4000);
     expect(server.sessions).toBe(0);
     await client.close();
   });
@@ -348,10 +349,11 @@ describe('connections to the endpoint', () => {
     const partial = await idleSocket(server);
     sockets.push(silent.socket, partial.socket);
     partial.socket.write('POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    // Node's own headers timeout is 60 s: closed well before that, it was this server's 300 ms.
     const within = (closed: Promise<number>) =>
-      Promise.race([closed, wait(5000).then(() => Number.POSITIVE_INFINITY)]);
-    expect(await within(silent.closed)).toBeLessThan(3000);
-    expect(await within(partial.closed)).toBeLessThan(3000);
+      Promise.race([closed, wait(20_000).then(() => Number.POSITIVE_INFINITY)]);
+    expect(await within(silent.closed)).toBeLessThan(15_000);
+    expect(await within(partial.closed)).toBeLessThan(15_000);
   });
 
   it('a keyed request whose body never completes gets 408 within requestTimeoutMs, and its connection ends', async () => {

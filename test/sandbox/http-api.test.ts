@@ -236,7 +236,8 @@ describe('connections', () => {
       expect(second.reused).toBe(true);
       const started = performance.now();
       await own.close();
-      expect(performance.now() - started).toBeLessThan(500);
+      // Node closes an idle keep-alive connection after 5 s: a close that waited for that would take it.
+      expect(performance.now() - started).toBeLessThan(4000);
     } finally {
       agent.destroy();
       await own.close();

@@ -382,16 +382,12 @@ describe('the sandbox publishing over HTTP', () => {
     expect(history.body.points.at(-1)).toMatchObject({ ...price });
   });
 
-  it('publishMany(10000) takes well under a second', () => {
-    // The best of three fresh apps: one slow run on a busy machine says little; three do.
-    const runs = [1, 2, 3].map(() => {
-      const app = createSandboxApp({ dataset, now: () => NOW_MS });
-      const started = performance.now();
-      app.publishMany(10_000);
-      return performance.now() - started;
-    });
-    // About 0.2 s on a busy 2-core machine.
-    expect(Math.min(...runs)).toBeLessThan(1000);
+  it('publishMany(10000) finishes', () => {
+    const app = createSandboxApp({ dataset, now: () => NOW_MS });
+    const started = performance.now();
+    app.publishMany(10_000);
+    // A bound on a hang, not a speed (about 0.2 s here): a pass over the feed per event would take minutes.
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it('after publishMany(10000), paging with since and limit=100 visits every change once', async () => {
@@ -416,7 +412,7 @@ describe('the sandbox publishing over HTTP', () => {
     expect(() => sandbox?.publishMany(1.5)).toThrow(RangeError);
   });
 
-  it('queryFeed reads only what a page needs: 10,000 since-queries on a 10,000-entry feed stay fast', () => {
+  it('queryFeed reads only what a page needs: 10,000 since-queries on a 10,000-entry feed read far fewer than 10,000 entries each', () => {
     const { state } = publishBacklog(dataset, initialLiveState(dataset), {
       seed: 1,
       firstSequence: 1,
@@ -424,10 +420,16 @@ describe('the sandbox publishing over HTTP', () => {
       nowMs: NOW_MS,
     });
     const times = state.feed.map((entry) => entry.changeTime);
-    const started = performance.now();
-    for (const time of times) queryFeed(state.feed, { since: time - 1, limit: 100 });
-    // A pass over the whole feed per query would read 10,000 × 10,000 entries.
-    expect(performance.now() - started).toBeLessThan(500);
+    // Entries read, counted: a pass over the whole feed per query would read 10,000 × 10,000.
+    let reads = 0;
+    const counted = new Proxy(state.feed, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    for (const time of times) queryFeed(counted, { since: time - 1, limit: 100 });
+    expect(reads).toBeLessThan(10_000 * 1_000);
   });
 
   it('startLive publishes on a timer until stopped; close() stops it too', async () => {

@@ -115,7 +115,8 @@ describe('concernedModelId: by the first id in the text, when the name matches n
     const started = performance.now();
     expect(about(event(null, { title: huge, summary: huge, afterValue: 'quillon/quill-3' }))).toBeUndefined();
     expect(about(event(null, { title: `quillon/quill-3 ${huge}` }))).toBe('quillon/quill-3');
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A bound on a hang, not a speed: unbounded matching on this text runs for minutes.
+    expect(performance.now() - started).toBeLessThan(20_000);
     // Past the first 16 KiB of text, an id is not looked for.
     expect(about(event(null, { title: `${'a '.repeat(10_000)}quillon/quill-3` }))).toBeUndefined();
   });

@@ -66,10 +66,7 @@ describe('close ids for a hostile catalog', () => {
 
   it('stay quick with 10,000 ids of 100 characters: the work per call is capped', () => {
     const work = { cells: 0 };
-    const started = performance.now();
     closestIds(huge, unknown, 3, work);
-    // Generous: about 50 ms here, and 4 s before the work was bounded.
-    expect(performance.now() - started).toBeLessThan(500);
     // The check comes before each candidate: at most one candidate's table beyond the cap.
     expect(work.cells).toBeLessThanOrEqual(CLOSEST_IDS_BUDGET + 2 * 200 * 201);
   });
