@@ -21,7 +21,7 @@ if (tooOld) {
 process.stdout.on('error', () => {});
 // Node >= 22.1 keeps the code it compiles for the bundle in a cache of its own, which it checks
 // before use: a damaged or stale file is compiled anew, never run. It lives in the user's cache
-// folder, beside this package's other caches (src/store/paths.ts), not in the shared temp folder.
+// folder, not in the temp folder that every user shares.
 // NODE_COMPILE_CACHE chooses another folder and NODE_DISABLE_COMPILE_CACHE turns it off, as for
 // any Node program. A cache is only a speed-up: whatever fails here, the start goes on.
 const nodeModule = require('node:module');
@@ -57,20 +57,19 @@ bundle
     process.stderr.write('', written);
   });
 
-/** The user's cache folder for this package: `$XDG_CACHE_HOME`, macOS `~/Library/Caches`, Windows `%LOCALAPPDATA%`. */
+/**
+ * Where the compile cache lives: the user's cache folder (`$XDG_CACHE_HOME` or `~/.cache`, macOS
+ * `~/Library/Caches`, Windows `%LOCALAPPDATA%`), beside this package's own cache (src/store/paths.ts),
+ * which holds the service's answers alone.
+ */
 function compileCacheFolder() {
   const { isAbsolute, join } = require('node:path');
   const home = () => require('node:os').homedir();
+  if (process.platform === 'win32') {
+    const local = (process.env.LOCALAPPDATA || '').trim() || join(home(), 'AppData', 'Local');
+    return join(local, 'model-feed-mcp', 'CompileCache');
+  }
+  if (process.platform === 'darwin') return join(home(), 'Library', 'Caches', 'model-feed-mcp-compile-cache');
   const xdg = (process.env.XDG_CACHE_HOME || '').trim();
-  const base =
-    process.platform === 'win32'
-      ? join(
-          (process.env.LOCALAPPDATA || '').trim() || join(home(), 'AppData', 'Local'),
-          'model-feed-mcp',
-          'Cache',
-        )
-      : process.platform === 'darwin'
-        ? join(home(), 'Library', 'Caches', 'model-feed-mcp')
-        : join(xdg && isAbsolute(xdg) ? xdg : join(home(), '.cache'), 'model-feed-mcp');
-  return join(base, 'compile-cache');
+  return join(xdg && isAbsolute(xdg) ? xdg : join(home(), '.cache'), 'model-feed-mcp-compile-cache');
 }

@@ -403,7 +403,7 @@ function cacheHome() {
 }
 const cacheHomes = [];
 const compileCacheHome = cacheHome();
-const compileCacheFolder = join(compileCacheHome, 'model-feed-mcp', 'compile-cache');
+const compileCacheFolder = join(compileCacheHome, 'model-feed-mcp-compile-cache');
 
 /**
  * A second process started within the TTL, after a first one made the same `search_models` call and

@@ -65,7 +65,7 @@ describe.runIf(hasCompileCache)(
         MODEL_FEED_API_KEY: 'mfsk_compile_cache_test_0123456789',
         MODEL_FEED_BASE_URL: 'https://feed.invalid',
       });
-      const folder = join(env.XDG_CACHE_HOME!, 'model-feed-mcp', 'compile-cache');
+      const folder = join(env.XDG_CACHE_HOME!, 'model-feed-mcp-compile-cache');
       await startBoth(env);
       const files = filesUnder(folder);
       // One file for each bundle: dist/index.cjs (--version) and dist/server.cjs (the stdio server).
