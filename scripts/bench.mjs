@@ -403,6 +403,8 @@ function cacheHome() {
 }
 const cacheHomes = [];
 const compileCacheHome = cacheHome();
+// Removed however the run ends: `--only` ends it early, before the cache folders are removed.
+process.once('exit', () => rmSync(compileCacheHome, { recursive: true, force: true }));
 const compileCacheFolder = join(compileCacheHome, 'model-feed-mcp-compile-cache');
 
 /**
