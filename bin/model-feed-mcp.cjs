@@ -19,20 +19,26 @@ if (tooOld) {
 // EPIPE: not an error worth a stack trace. The stdio server and watch's stdout sink listen for it
 // themselves and act on it.
 process.stdout.on('error', () => {});
-// A client's plain start (no arguments, as nearly every client config has it) loads the server
-// alone, so a first start compiles none of the command line (commander, call, watch, setup...). The
-// command line's bundle takes the rest of its code from the server's (scripts/shared-modules.ts):
-// that is loaded first, with its own code cache, and is what index.cjs's require then finds.
-const bundles = process.argv.length > 2 ? ['server.cjs', 'index.cjs'] : ['server.cjs'];
-const { exports: bundle, codeCache } = require('./load-bundle.cjs')(
-  bundles.map((name) => require('node:path').join(__dirname, '../dist', name)),
-);
+// Node >= 22.1 keeps the code it compiles for the bundle in a cache of its own, which it checks
+// before use: a damaged or stale file is compiled anew, never run. It lives in the user's cache
+// folder, not in the temp folder that every user shares.
+// NODE_COMPILE_CACHE chooses another folder and NODE_DISABLE_COMPILE_CACHE turns it off, as for
+// any Node program. A cache is only a speed-up: whatever fails here, the start goes on.
+const nodeModule = require('node:module');
+if (typeof nodeModule.enableCompileCache === 'function') {
+  try {
+    nodeModule.enableCompileCache(compileCacheFolder());
+  } catch {}
+}
+
+// A client's plain start (no arguments, as nearly every client config has it) loads the stdio server
+// alone, so a start compiles none of the command line (commander, call, watch, setup...).
+const bundle = require(process.argv.length > 2 ? '../dist/index.cjs' : '../dist/server.cjs');
 bundle
   .main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
-    codeCache,
   })
   .then((code) => {
     // undefined: the stdio server, which runs until its input ends.
@@ -50,3 +56,20 @@ bundle
     process.stdout.write('', written);
     process.stderr.write('', written);
   });
+
+/**
+ * Where the compile cache lives: the user's cache folder (`$XDG_CACHE_HOME` or `~/.cache`, macOS
+ * `~/Library/Caches`, Windows `%LOCALAPPDATA%`), beside this package's own cache (src/store/paths.ts),
+ * which holds the service's answers alone.
+ */
+function compileCacheFolder() {
+  const { isAbsolute, join } = require('node:path');
+  const home = () => require('node:os').homedir();
+  if (process.platform === 'win32') {
+    const local = (process.env.LOCALAPPDATA || '').trim() || join(home(), 'AppData', 'Local');
+    return join(local, 'model-feed-mcp', 'CompileCache');
+  }
+  if (process.platform === 'darwin') return join(home(), 'Library', 'Caches', 'model-feed-mcp-compile-cache');
+  const xdg = (process.env.XDG_CACHE_HOME || '').trim();
+  return join(xdg && isAbsolute(xdg) ? xdg : join(home(), '.cache'), 'model-feed-mcp-compile-cache');
+}

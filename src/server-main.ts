@@ -1,9 +1,8 @@
 /**
  * The entry of dist/server.cjs, which the bin loads when a client starts the server with no
  * arguments, as nearly every client config does. It holds the stdio server and what it needs, and
- * none of the command line (commander, call, watch, doctor, setup, --http): about half the bytes of
- * dist/index.cjs, so a first start, before V8's code cache exists, parses and compiles half as
- * much.
+ * none of the command line (commander, call, watch, doctor, setup, --http): about 60 % of the bytes
+ * of dist/index.cjs, so a start parses and compiles that much less.
  */
 
 import './zod-jitless.js';

@@ -86,17 +86,6 @@ export class ScanWorkerError extends Error {
   override name = 'ScanWorkerError';
 }
 
-/**
- * The command line's loader keeps V8's young generation from growing (bin/load-bundle.cjs,
- * `--semi-space-growth-factor=1`), but V8 raises that flag back to 2 whenever it sets up an isolate
- * (Heap::ConfigureHeap): a worker's start undoes it for every thread, the main one too. So it is set
- * again once each worker runs. Measured on the bench's tree (3 runs each, medians): peak RSS
- * 172.6 MB without that, 144.6 MB with it; the main thread's new space had grown to 32 MB.
- */
-function keepYoungGenerationSmall(): void {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
-}
-
 export function startPool(options: PoolOptions): ScanPool {
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const queue: QueuedFile[] = [];
@@ -134,7 +123,6 @@ export function startPool(options: PoolOptions): ScanPool {
   const workers = Array.from({ length: options.workers }, (_, n) => {
     const worker = new Worker(options.file, { workerData: options.setup });
     const state = { worker, batches: 0, ready: false };
-    worker.on('online', keepYoungGenerationSmall);
     worker.on('message', (reply: WorkerReply) => {
       if ('ready' in reply) {
         state.ready = true;

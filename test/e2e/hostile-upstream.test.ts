@@ -916,10 +916,15 @@ describe('a hostile upstream never freezes the server', () => {
 });
 
 describe('memory stays bounded', () => {
+  // Bounded means it levels off: 256 answers of 10 MiB each once took the process to 3.7 GB, growing
+  // with every call. How high it levels is V8's choice (its heap grows with the machine's memory,
+  // more on Node 24 than on 20: about 200 and 350 MB here), so the ceiling is generous and the
+  // growth after the first quarter of the calls is what the test holds small.
   it.runIf(process.platform === 'linux')(
-    'peak RSS stays under 200 MB after 100 search_models calls, each answered by a distinct ~9 MB catalog',
+    'peak RSS levels off over 100 search_models calls, each answered by a distinct ~9 MB catalog',
     async () => {
-      const LIMIT_MB = 200;
+      const CEILING_MB = 600;
+      const GROWTH_AFTER_25_CALLS_MB = 60;
       const bodies = catalogBodies(9_000_000);
       const lane = 'memory';
       upstream.route(lane, (req) => httpReply({ body: bodies(`${req.query.get('vendor')}`) }));
@@ -931,6 +936,7 @@ describe('memory stays bounded', () => {
         return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
       };
       let calls = 0;
+      let after25 = 0;
       try {
         await runner.initialize();
         for (calls = 1; calls <= 100; calls++) {
@@ -947,15 +953,19 @@ describe('memory stays bounded', () => {
           const { isError, texts } = resultTexts(answer.message);
           if (isError)
             problems.push(`call ${calls}: an error instead of the catalog: ${texts[0]?.slice(0, 200)}`);
-          // Past the limit the verdict is in: stop rather than push the machine further.
-          if (peakMb() > LIMIT_MB) {
-            problems.push(`VmHWM ${peakMb().toFixed(1)} MB after ${calls} calls (limit ${LIMIT_MB} MB)`);
+          if (calls === 25) after25 = peakMb();
+          // Past the ceiling the verdict is in: stop rather than push the machine further.
+          if (peakMb() > CEILING_MB) {
+            problems.push(`VmHWM ${peakMb().toFixed(1)} MB after ${calls} calls (ceiling ${CEILING_MB} MB)`);
             break;
           }
         }
         if (!problems.length) {
           const peak = peakMb();
-          if (peak >= LIMIT_MB) problems.push(`VmHWM ${peak.toFixed(1)} MB after 100 calls`);
+          if (peak - after25 > GROWTH_AFTER_25_CALLS_MB)
+            problems.push(
+              `VmHWM grew from ${after25.toFixed(1)} MB after 25 calls to ${peak.toFixed(1)} MB after 100 (at most ${GROWTH_AFTER_25_CALLS_MB} MB more)`,
+            );
         }
       } finally {
         runner.kill();
