@@ -27,8 +27,8 @@ function files() {
       entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
     );
   const bundle = [...walk('bin'), ...walk('dist')].filter(
-    // V8 code caches are made on the user's machine, for their Node; type declarations are for libraries.
-    (file) => !file.endsWith('.v8cache') && !file.endsWith('.d.cts') && !file.includes('.tmp'),
+    // Type declarations are for libraries.
+    (file) => !file.endsWith('.d.cts') && !file.includes('.tmp'),
   );
   return ['manifest.json', 'package.json', 'LICENSE', 'README.md', ...bundle]
     .map((file) => file.split(sep).join('/'))
