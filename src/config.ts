@@ -8,42 +8,38 @@
  * variable, and the message must not print the key it was handed.
  */
 
-import { type Audience, whereToSet } from './audience.js';
+import type { Audience } from './audience.js';
+import {
+  argvHasKey,
+  checkApiKey,
+  checkBaseUrl,
+  keyWhitespaceWarning,
+  nothingSet,
+} from './config/key-and-base-url.js';
+import {
+  choiceSetting,
+  integerSetting,
+  proxySetting,
+  watchIntervalSetting,
+} from './config/setting-parsers.js';
+import {
+  ENV,
+  type Env,
+  envEitherCase,
+  envValue,
+  pick,
+  type Secrets,
+  type Source,
+} from './config/setting-source.js';
 import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
 import { cacheFolder, homeFolder, stateFolder } from './store/paths.js';
 import { withoutTrailingSlashes } from './text/key-shapes.js';
-import {
-  echoHost,
-  echoUrl,
-  echoUrlPath,
-  echoValue,
-  prefixedSecrets,
-  secretShapedTokens,
-  secretValues,
-} from './text/redact.js';
+import { echoValue, prefixedSecrets, secretShapedTokens, secretValues } from './text/redact.js';
 
 // The settings' own vocabulary, for those who validate or document them.
-export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
-
-export const ENV = {
-  apiKey: 'MODEL_FEED_API_KEY',
-  baseUrl: 'MODEL_FEED_BASE_URL',
-  timeout: 'MODEL_FEED_TIMEOUT_MS',
-  cacheTtl: 'MODEL_FEED_CACHE_TTL_S',
-  logLevel: 'MODEL_FEED_LOG_LEVEL',
-  logFormat: 'MODEL_FEED_LOG_FORMAT',
-  diskCache: 'MODEL_FEED_DISK_CACHE',
-  staleMaxAge: 'MODEL_FEED_STALE_MAX_AGE_S',
-  watchInterval: 'MODEL_FEED_WATCH_INTERVAL_S',
-  source: 'MODEL_FEED_SOURCE',
-  refresh: 'MODEL_FEED_REFRESH_S',
-  openrouterUrl: 'MODEL_FEED_OPENROUTER_URL',
-  modelsDevUrl: 'MODEL_FEED_MODELS_DEV_URL',
-  huggingfaceUrl: 'MODEL_FEED_HUGGINGFACE_URL',
-  deprecationsUrl: 'MODEL_FEED_DEPRECATIONS_URL',
-} as const;
+export { ENV, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
 
 /** Where answers come from: the hosted service, the public origins recorded here, or sample data. */
 export const SOURCES = ['service', 'public', 'sample'] as const;
@@ -169,324 +165,6 @@ export interface ConfigFlags {
   /** false with `--no-disk-cache`. */
   diskCache?: boolean | undefined;
   staleMaxAge?: string | undefined;
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** An env var's value, trimmed; empty counts as unset. */
-function envValue(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-/** Either spelling of a conventional variable such as HTTPS_PROXY / https_proxy (upper case wins). */
-function envEitherCase(env: Env, name: string): string | undefined {
-  return envValue(env, name) ?? envValue(env, name.toLowerCase());
-}
-
-interface Source {
-  value: string;
-  /** How the message names where the value came from. */
-  origin: string;
-}
-
-/** The values a message may not print, known before any setting is checked. */
-type Secrets = readonly string[];
-
-function pick(flag: string | undefined, flagName: string, env: Env, envName: string): Source | undefined {
-  const fromFlag = flag?.trim();
-  if (fromFlag) return { value: fromFlag, origin: flagName };
-  const fromEnv = envValue(env, envName);
-  return fromEnv === undefined ? undefined : { value: fromEnv, origin: envName };
-}
-
-function integerSetting(
-  source: Source | undefined,
-  fallback: number,
-  { min, max, unit }: { min: number; max: number; unit: string },
-  setting: string,
-  flag: string,
-  secrets: Secrets,
-): number {
-  if (!source) return fallback;
-  const n = /^\d+$/.test(source.value) ? Number(source.value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new ConfigError(
-      `${source.origin} must be a whole number of ${unit} from ${min} to ${max}; got "${echoValue(source.value, secrets)}".`,
-      setting,
-      flag,
-    );
-  }
-  return n;
-}
-
-/** Seconds between subscription polls, or undefined: the tier decides. The message names both ways to set it. */
-function watchIntervalSetting(source: Source | undefined, secrets: Secrets): number | undefined {
-  if (!source) return undefined;
-  const n = /^\d+$/.test(source.value) ? Number(source.value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 86_400) {
-    throw new ConfigError(
-      `${source.origin} must be a whole number of seconds from 1 to 86400 (the poll interval for resource subscriptions, set by --watch-interval or ${ENV.watchInterval}); got "${echoValue(source.value, secrets)}".`,
-      ENV.watchInterval,
-      '--watch-interval',
-    );
-  }
-  return n;
-}
-
-function choiceSetting<T extends string>(
-  source: Source | undefined,
-  fallback: T,
-  choices: readonly T[],
-  setting: string,
-  flag: string,
-  secrets: Secrets,
-): T {
-  if (!source) return fallback;
-  const value = source.value.toLowerCase() as T;
-  if (!choices.includes(value)) {
-    throw new ConfigError(
-      `${source.origin} must be one of ${choices.join(', ')}; got "${echoValue(source.value, secrets)}".`,
-      setting,
-      flag,
-    );
-  }
-  return value;
-}
-
-function proxySetting(source: Source | undefined, setting: string, flag: string): string | undefined {
-  if (!source) return undefined;
-  // A bare host:port is common in proxy variables; curl and undici read it as http://host:port.
-  const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(source.value) ? source.value : `http://${source.value}`;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    // Not echoed at all: a value that does not parse cannot be trusted to show where a password is.
-    throw new ConfigError(
-      `${source.origin} is not a valid proxy URL (its value is not shown: it may hold a password). Use http://host:port or http://user:password@host:port, with any special character in the password percent-encoded (@ as %40, / as %2F).`,
-      setting,
-      flag,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(
-      `${source.origin} must be an http:// or https:// proxy; got ${url.protocol}// (SOCKS is not supported).`,
-      setting,
-      flag,
-    );
-  }
-  // A proxy URL has no path. One here most often means a password with a `/` in it, which the URL
-  // parser read as the end of the host: the proxy would be the wrong host, so the value is refused.
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
-    throw new ConfigError(
-      `${source.origin} is not a valid proxy URL (its value is not shown: it may hold a password): a proxy URL is scheme://[user:password@]host:port, without a path. Percent-encode any special character in the password (@ as %40, / as %2F).`,
-      setting,
-      flag,
-    );
-  }
-  return raw;
-}
-
-const KEY_EXAMPLE = `${ENV.apiKey}=<your key>`;
-const BASE_URL_EXAMPLE = `${ENV.baseUrl}=https://<service host>`;
-const KEY_VAR = [ENV.apiKey, '<your key>'] as const;
-const BASE_URL_VAR = [ENV.baseUrl, 'https://<service host>'] as const;
-const CREATE_KEY = "Create a key on the service's account screen; it is shown only once.";
-/** The ways on without an account, where the key or base URL is missing. */
-const NO_ACCOUNT = {
-  shell:
-    'No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).',
-  client:
-    'No account? Put "--source", "public" in this server\'s "args" for real data from the public origins with no key, or "--sandbox" for sample data.',
-} as const;
-
-/** Straight and typographic quotes: a key copied out of a document or a shell line brings them along. */
-const QUOTE = /^["'`\u2018\u2019\u201c\u201d]|["'`\u2018\u2019\u201c\u201d]$/;
-/** Invisible characters that trim() keeps: zero-width spaces and joiners, from pasting out of a page. */
-const INVISIBLE_EDGE = /^[\p{Cf}]|[\p{Cf}]$/u;
-
-function checkApiKey(env: Env, audience: Audience): { apiKey?: string; error?: ConfigError } {
-  let key = envValue(env, ENV.apiKey);
-  if (key === undefined) {
-    const where =
-      audience === 'shell'
-        ? `in this shell (export ${KEY_EXAMPLE})`
-        : `in the MCP client's "env" for this server (e.g. ${KEY_EXAMPLE})`;
-    return {
-      error: new ConfigError(
-        `No API key: set ${ENV.apiKey} ${where}. ${CREATE_KEY} ${NO_ACCOUNT[audience]}`,
-        ENV.apiKey,
-      ),
-    };
-  }
-  // Not a wrong key, so not "create a new one": the value around the key is what to fix.
-  if (QUOTE.test(key)) {
-    const fix =
-      audience === 'shell'
-        ? `export ${KEY_EXAMPLE}, with no quotes inside the value`
-        : `"${ENV.apiKey}": "<your key>" in the client's "env", the JSON quotes only`;
-    return {
-      error: new ConfigError(
-        `${ENV.apiKey} is wrapped in literal quotes, which the service would take as part of the key. Set the key alone: ${fix}.`,
-        ENV.apiKey,
-      ),
-    };
-  }
-  if (INVISIBLE_EDGE.test(key)) {
-    return {
-      error: new ConfigError(
-        `${ENV.apiKey} has invisible characters (zero-width spaces) around the key, which the service would take as part of it. Type or paste the key again without them.`,
-        ENV.apiKey,
-      ),
-    };
-  }
-  // People paste the whole header value; the scheme is added by the client.
-  key = key.replace(/^bearer\s+/i, '');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(key)) {
-    return {
-      error: new ConfigError(
-        `${ENV.apiKey} holds a URL, not a key: ${ENV.apiKey} and ${ENV.baseUrl} look swapped. Put the key from the service's account screen in ${ENV.apiKey} and the service's base URL in ${ENV.baseUrl}.`,
-        ENV.apiKey,
-      ),
-    };
-  }
-  if (/[\s\p{Cc}]/u.test(key)) {
-    return {
-      error: new ConfigError(
-        `${ENV.apiKey} contains spaces or control characters; paste the key exactly as the account screen showed it.`,
-        ENV.apiKey,
-      ),
-    };
-  }
-  return { apiKey: key };
-}
-
-/**
- * Spaces or a line break around an otherwise good key are removed, so the key works; but the value
- * was not what the user meant to set, and another tool reading the same variable may not trim it.
- * Said once at start, like the other ignored settings; the key itself is never quoted.
- */
-function keyWhitespaceWarning(env: Env, apiKey: string | undefined, audience: Audience): string[] {
-  const raw = env[ENV.apiKey];
-  if (apiKey === undefined || raw === undefined || raw === raw.trim()) return [];
-  const where =
-    audience === 'shell'
-      ? `export ${KEY_EXAMPLE} with nothing around the key`
-      : `"${ENV.apiKey}": "<your key>" in the MCP client's "env", with nothing around the key`;
-  return [
-    `${ENV.apiKey} had spaces or line breaks around the key; they were removed and the key is used without them. Set it as ${where}.`,
-  ];
-}
-
-/** Neither setting: one message that names both, since fixing one would only reveal the other. */
-function nothingSet(audience: Audience): ConfigError {
-  return new ConfigError(
-    `No service address and no API key: set ${ENV.baseUrl} and ${ENV.apiKey} ${whereToSet(audience, [BASE_URL_VAR, KEY_VAR])}. The base URL comes with your account; create a key on the service's account screen (it is shown only once). ${NO_ACCOUNT[audience]}`,
-    ENV.baseUrl,
-    '--base-url',
-  );
-}
-
-function checkBaseUrl(
-  source: Source | undefined,
-  apiKey: string | undefined,
-  secrets: Secrets,
-  audience: Audience,
-): { baseUrl?: string; error?: ConfigError } {
-  if (!source) {
-    const example = audience === 'shell' ? `export ${BASE_URL_EXAMPLE}` : BASE_URL_EXAMPLE;
-    return {
-      error: new ConfigError(
-        `No service address: set ${ENV.baseUrl} (or --base-url) to the service's base URL, e.g. ${example}.`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  // Every request line would carry it, to the service's logs and any proxy's.
-  if (apiKey !== undefined && apiKey.length >= 6 && source.value.includes(apiKey)) {
-    return {
-      error: new ConfigError(
-        `${source.origin} contains the API key. The key belongs only in ${ENV.apiKey}; set ${source.origin} to the service's base URL alone, e.g. ${BASE_URL_EXAMPLE}.`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  let url: URL;
-  try {
-    url = new URL(source.value);
-  } catch {
-    if (secretShapedTokens(source.value).length) {
-      return {
-        error: new ConfigError(
-          `${source.origin} holds what looks like an API key, not a URL (not shown). Put the key in ${ENV.apiKey} and the service's base URL in ${ENV.baseUrl}, e.g. ${BASE_URL_EXAMPLE}.`,
-          ENV.baseUrl,
-          '--base-url',
-        ),
-      };
-    }
-    return {
-      error: new ConfigError(
-        `${source.origin} is not a URL: "${echoValue(source.value, secrets)}". Use the service's base URL, e.g. ${BASE_URL_EXAMPLE}.`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  // The path is part of what is wrong in these messages: shown, with any part that may be a key hidden.
-  const shownUrl = (text: string): string =>
-    echoUrl(text, secrets, { path: true }) ?? echoValue(text, secrets);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return {
-      error: new ConfigError(
-        `${source.origin} must start with https://; got ${url.protocol}//.`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    return {
-      error: new ConfigError(
-        `${source.origin} uses plain http:// for ${echoHost(url.hostname, secrets)}, which would send the API key in clear text. Use ${shownUrl(`https://${url.host}${url.pathname}`)} (plain http is allowed only for localhost, 127.0.0.0/8 and ::1).`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    return {
-      error: new ConfigError(
-        `${source.origin} must be a plain base URL, without user info, query or fragment; e.g. ${BASE_URL_EXAMPLE}.`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  const path = withoutTrailingSlashes(url.pathname);
-  // The hosted tool endpoint's URL, or a REST path, pasted where the base URL belongs: every
-  // request would then 404. Say so now, with the base URL it most likely means.
-  const endpoint = /\/api\/(mcp|v1)(\/.*)?$/.exec(path);
-  if (endpoint) {
-    const base = `${url.origin}${path.slice(0, endpoint.index)}`;
-    return {
-      error: new ConfigError(
-        `${source.origin} points at ${echoUrlPath(endpoint[0], secrets)}, an endpoint of the service, not its base URL. Use ${shownUrl(base)} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
-        ENV.baseUrl,
-        '--base-url',
-      ),
-    };
-  }
-  return { baseUrl: `${url.origin}${path}` };
-}
-
-/** Looks for the key in argv: doctor warns, because argv shows in process lists and configs. */
-function argvHasKey(argv: readonly string[], apiKey: string | undefined): boolean {
-  return argv.some(
-    (arg) => /MODEL_FEED_API_KEY|--api-key/i.test(arg) || (apiKey !== undefined && arg.includes(apiKey)),
-  );
 }
 
 /** The flags that hold a string setting: the type makes a string flag added later a compile error here. */
