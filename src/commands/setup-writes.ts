@@ -5,6 +5,7 @@
 
 import { ENV } from '../config.js';
 import { describeError, describeFileError } from '../describe-error.js';
+import { docsUrl } from '../docs-links.js';
 import type { CliIo } from '../io.js';
 import { nodeFs } from '../lazy-node.js';
 import { findBackups, judgeBackups } from '../setup/backups.js';
@@ -123,7 +124,7 @@ export async function applyToFile(
       }
       if (error instanceof ConfigShapeError) {
         return problem(
-          `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see docs/setup.md).`,
+          `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see ${docsUrl('setup')}).`,
         );
       }
       // A bug of ours, reported for this client alone: the other clients are still configured.
