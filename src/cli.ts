@@ -5,7 +5,7 @@
 
 import { type Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
-import { kebabFlag, typedFlags } from './call-flags.js';
+import { kebabFlag, missingToolMessage, typedFlags } from './call-flags.js';
 import type { CheckFlags } from './check/options.js';
 import type { SandboxFlags } from './commands/sandbox.js';
 import {
@@ -17,6 +17,7 @@ import {
   resolveConfig,
   SOURCES,
 } from './config.js';
+import { docsUrl } from './docs-links.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -48,8 +49,8 @@ Environment:
 
 Exit codes:
   0  success
-  1  a check, tool call or delivery failed (doctor, call, watch)
-  2  invalid flags or settings`;
+  1  a check, tool call or delivery failed (doctor, call, watch), or check found a failing finding
+  2  invalid flags or settings; for check also a path it could not read, or no file to scan`;
 
 /**
  * The settings, as flags; each command takes those it reads (SETTINGS_OF). Keyed by ConfigFlags, so
@@ -145,16 +146,30 @@ const SETTINGS_OF: Readonly<Record<string, readonly Setting[]>> = {
 };
 
 /**
+ * Settings a command takes but does not read, left out of its help: doctor runs with a client
+ * config's "args" pasted in, which may hold the server's poll interval or stale-answer age.
+ */
+const UNLISTED_SETTINGS_OF: Readonly<Record<string, readonly Setting[]>> = {
+  doctor: ['watchInterval', 'staleMaxAge'],
+};
+
+/**
  * Gives a command the settings it takes, under their own heading in its help, and what every
  * command takes: --version, and --api-key, which is there only to be refused with where the key
  * goes instead (refuseKeyFlag). Its usage errors point to its own help.
  */
-function addConfigOptions(command: Command, which: readonly Setting[]): Command {
+function addConfigOptions(
+  command: Command,
+  which: readonly Setting[],
+  unlisted: readonly Setting[] = [],
+): Command {
   if (!command.options.some((o) => o.long === '--version')) {
     command.version(VERSION, '-v, --version', 'print the version');
   }
   for (const [name, option] of Object.entries(SETTING_OPTIONS)) {
-    if (which.includes(name as Setting)) command.addOption(option().helpGroup(SETTINGS_HEADING));
+    if (!which.includes(name as Setting)) continue;
+    const added = option().helpGroup(SETTINGS_HEADING);
+    command.addOption(unlisted.includes(name as Setting) ? added.hideHelp() : added);
   }
   return command
     .addOption(new Option('--api-key [key]').hideHelp())
@@ -199,14 +214,24 @@ function addCallCommand(
   const call = program
     .command('call')
     .description('call one tool and print its result (text, or the structured result with --json)')
+    .usage('<tool> [flags]')
+    .commandsGroup('Tools:')
+    .helpCommand('help [tool]', "show a tool's flags")
+    .argument('[tool]')
     .addHelpText(
       'after',
-      "\nEach flag also takes the argument's own name: --maxInputPrice is --max-input-price." +
+      "\nEach tool's flags: model-feed-mcp call <tool> --help. Each flag also takes the argument's own name: --maxInputPrice is --max-input-price." +
         '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
     )
-    // A name that is no subcommand lands here (commander's hook for misspelt commands), so the
-    // message can say it is a tool that is unknown, and which tool was probably meant.
-    .on('command:*', (operands: string[]) => refuseCommand(call, operands[0] ?? ''));
+    // Reached only when no tool answers to the name: none given, or one misspelt, so the message
+    // can say which is missing or which tool was probably meant.
+    .action((typed: string | undefined) => {
+      if (typed !== undefined) refuseCommand(call, typed);
+      call.error(`error: ${missingToolMessage(tools.map((t) => t.name))}`, {
+        exitCode: EXIT.usage,
+        code: 'model-feed-mcp.missingTool',
+      });
+    });
   for (const tool of tools) {
     const sub = call.command(tool.name).description(tool.description ?? '');
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
@@ -243,13 +268,16 @@ function addCallCommand(
       );
     });
   }
+  // Set once the tools exist, which would otherwise inherit it: whatever follows a name that is
+  // no tool reaches the action above, which names the mistake.
+  call.allowExcessArguments();
 }
 
 const WATCH_HELP = `
 Each change is one JSON line (--jsonl, --exec stdin, stdout but on a terminal) or one POST (--webhook):
   {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>","data":<the change>}
 Delivery is at least once, in feed order: the cursor in the state file moves past a change only
-after the sink accepted it. See docs/watch.md.
+after the sink accepted it. See ${docsUrl('watch')}.
 
 Environment:
   MODEL_FEED_WEBHOOK_SECRET   the receiver's whsec_… secret, for --webhook (Standard Webhooks)
@@ -385,7 +413,7 @@ function addCheckCommand(
     )
     .addHelpText(
       'after',
-      '\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings, or something could not be read (a path, folder or file; see --allow-unread) or no file was found. See docs/check.md.',
+      `\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings, or something could not be read (a path, folder or file; see --allow-unread) or no file was found. See ${docsUrl('check')}.`,
     )
     .action(async (paths: string[], _opts, command: Command) => {
       const all = command.opts<Record<string, unknown>>();
@@ -490,7 +518,9 @@ function addSettingsToEveryCommand(program: Command): void {
     const which = SETTINGS_OF[command.name()];
     if (!which) throw new Error(`SETTINGS_OF names no settings for the command ${command.name()}`);
     const tools = command === program ? [] : command.commands;
-    for (const sub of [command, ...tools]) addConfigOptions(sub, which);
+    for (const sub of [command, ...tools]) {
+      addConfigOptions(sub, which, UNLISTED_SETTINGS_OF[command.name()]);
+    }
   }
 }
 
@@ -568,7 +598,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .option('--remove', 'take the model-feed entry out of the chosen clients again')
     .addHelpText(
       'after',
-      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See docs/setup.md.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended).`,
+      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See ${docsUrl('setup')}.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended).`,
     )
     .action(async (_opts, command: Command) => {
       const flags = command.opts<Record<string, unknown>>();

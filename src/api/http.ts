@@ -412,7 +412,7 @@ export class HttpClient {
         if (!(error instanceof BodyLimitExceeded)) throw error;
         // The limits are documented in the repository's docs/limits.md, which the package does not ship.
         throw new UnexpectedResponseError(
-          `${error.message}, past what the runner accepts from a service answer; refused`,
+          `${error.message}, past what model-feed-mcp accepts from a service answer; refused`,
           outcome.status,
           { ...facts },
           glimpse?.(body, this.secrets),
