@@ -17,6 +17,7 @@ import { echoValue, redactSecrets } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { authenticate } from './doctor.js';
 import type { SetupFacts, SetupFlags, Target } from './setup-facts.js';
+import { checkServiceAt, type NotTheService } from './setup-reach.js';
 
 const CLIENT_NAMES = CLIENTS.map((c) => c.id).join(', ');
 
@@ -131,15 +132,26 @@ export async function obtainCheckedKey(
     }
     return checkKey(flags, io, baseUrl, key, needKey);
   }
+  let specialKeys = false;
   return askUntilValid<Config>({
     what: 'API key',
-    ask: () =>
-      readHidden(
+    ask: async () => {
+      const answer = await readHidden(
         facts.stdin,
         io.stderr,
         `API key (from the service's account screen; not shown${needKey ? '' : '; Enter to leave it out'}): `,
-      ),
+      );
+      specialKeys = answer.specialKeys;
+      return answer.text;
+    },
     check: async (typed) => {
+      if (specialKeys) {
+        return {
+          problem:
+            'What you typed (not shown) had an arrow key or another special key in it, which a key cannot hold; nothing was sent to the service.',
+          again: 'Type or paste the key again, with Enter only at the end.',
+        };
+      }
       if (typed === '') {
         return needKey
           ? {
@@ -176,12 +188,25 @@ export async function obtainBaseUrl(
   facts: SetupFacts,
   io: CliIo,
 ): Promise<string | typeof PUBLIC_DATA | undefined> {
-  const given = flags.baseUrl?.trim() || io.env[ENV.baseUrl]?.trim();
-  if (given) return given;
+  const fromFlag = flags.baseUrl?.trim();
+  const given = fromFlag || io.env[ENV.baseUrl]?.trim();
+  if (given) {
+    // A base URL that is not the service stops setup before a key is asked for or checked.
+    const wrong = await serviceProblem(flags, io, given);
+    if (wrong) {
+      const offer = wrong.offer ? ` Try ${wrong.offer}.` : '';
+      throw new Stop(
+        EXIT.failed,
+        `${wrong.problem}${offer} Correct ${fromFlag ? '--base-url' : ENV.baseUrl} and run setup again.\nNothing was written.`,
+      );
+    }
+    return given;
+  }
   if (!facts.stdin.isTTY) return undefined;
   // Judged here, where it is typed: once the key has been typed too, it is late to find that the
-  // URL has no scheme, and a message about --base-url means nothing to someone who typed it.
-  // The first question about an account: Enter there (with nothing offered) means there is none.
+  // URL has no scheme or is not the service, and a message about --base-url means nothing to
+  // someone who typed it. The first question about an account: Enter there (with nothing
+  // offered) means there is none.
   return askUntilValid<string | typeof PUBLIC_DATA>({
     what: 'base URL',
     ask: (offer) =>
@@ -192,9 +217,38 @@ export async function obtainBaseUrl(
           ? 'Service base URL (it comes with your account, e.g. https://<service host>; no account? press Enter to use public data, no key needed): '
           : `Service base URL [Enter for ${echoValue(offer, [])}]: `,
       ),
-    check: (answer) => (answer === '' ? { value: PUBLIC_DATA } : checkTypedBaseUrl(answer)),
+    check: async (answer) => {
+      if (answer === '') return { value: PUBLIC_DATA };
+      const verdict = checkTypedBaseUrl(answer);
+      if (!('value' in verdict)) return verdict;
+      return (await serviceProblem(flags, io, verdict.value)) ?? verdict;
+    },
     write: io.stderr,
   });
+}
+
+/**
+ * Asks `baseUrl`, with no key, whether it is the service: undefined when it is, or when the
+ * settings refuse it (that is said with their own words where the key is checked).
+ */
+async function serviceProblem(
+  flags: SetupFlags,
+  io: CliIo,
+  baseUrl: string,
+): Promise<NotTheService | undefined> {
+  const config = resolveConfig(
+    { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
+    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: undefined },
+  );
+  if (config.baseUrl === undefined) return undefined;
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    secrets: config.secrets,
+    write: io.stderr,
+  });
+  io.stderr(`Checking ${redactSecrets(oneLine(config.baseUrl), config.secrets)} …\n`);
+  return checkServiceAt(config.baseUrl, config, log);
 }
 
 /** How to go on without an account, said where a key or base URL is missing. */

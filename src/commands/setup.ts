@@ -154,8 +154,10 @@ export async function runSetup(
       return error.code;
     }
     if (error instanceof PromptCancelled) {
-      io.stderr('model-feed-mcp setup: cancelled; nothing was written.\n');
-      return EXIT.failed;
+      // Ctrl-C at the hidden prompt arrives as a key, not as SIGINT: the same words and status
+      // as Ctrl-C at the other prompts (stop-signals.ts).
+      io.stderr('model-feed-mcp setup: stopped by SIGINT; nothing was written.\n');
+      return EXIT_BY_SIGNAL.SIGINT;
     }
     if (error instanceof InputEnded) {
       io.stderr(

@@ -35,6 +35,15 @@ const MAX_BASE_URL = 2_048;
 /** One pair of quote marks around the whole answer, as copied from a JSON or .env file. */
 const QUOTED = /^(["'`\u2018\u201c])(.*)(["'`\u2019\u201d])$/s;
 
+/** Each opening quote mark with the closing one that pairs with it. */
+const CLOSING_QUOTE: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '`': '`',
+  '\u2018': '\u2019',
+  '\u201c': '\u201d',
+};
+
 /** Shorter than this, a token with no dot, colon or slash is a host name (`localhost`, `feedbox`). */
 const MIN_KEY_LIKE = 12;
 
@@ -60,7 +69,12 @@ export function checkTypedBaseUrl(typed: string): Verdict<string> {
       problem: `That answer is ${typed.length.toLocaleString('en-US')} characters long, more than a base URL can be (${MAX_BASE_URL.toLocaleString('en-US')}): type the base URL alone.`,
     };
   }
-  const unquoted = QUOTED.exec(typed)?.[2];
+  const quoted = QUOTED.exec(typed);
+  const unquoted = quoted?.[2];
+  // A matching pair is how JSON, .env files and shells write a URL: taken as the URL inside.
+  if (quoted && unquoted !== undefined && CLOSING_QUOTE[quoted[1]!] === quoted[3]) {
+    return checkTypedBaseUrl(unquoted);
+  }
   // A key typed one question early: never shown, never offered back as a host name.
   if (!SCHEME.test(unquoted ?? typed) && looksLikeKey(unquoted ?? typed)) {
     return {

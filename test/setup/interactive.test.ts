@@ -87,12 +87,12 @@ describe('setup at a terminal', () => {
     });
   });
 
-  it('Ctrl-C at the key prompt cancels: nothing written, exit 1', async () => {
+  it('Ctrl-C at the key prompt stops setup as SIGINT does at the other prompts: nothing written, exit 130', async () => {
     const home = tempFolder('mf-setup-tty-');
     const t = terminal([[/API key/, '\u0003']]);
     const code = await runSetup({ client: ['cursor'], baseUrl: sandbox.url }, t.io, facts(home, t.stdin));
-    expect(code).toBe(1);
-    expect(t.err()).toContain('cancelled; nothing was written.');
+    expect(code).toBe(130);
+    expect(t.err()).toContain('stopped by SIGINT; nothing was written.');
     expect(existsSync(join(home, '.cursor'))).toBe(false);
   });
 });
@@ -195,7 +195,7 @@ describe('prompt pieces', () => {
     const shown: string[] = [];
     const typed = readHidden(tty, (t) => shown.push(t), 'key: ');
     tty.write('secret-key\r');
-    expect(await typed).toBe('secret-key');
+    expect(await typed).toEqual({ text: 'secret-key', specialKeys: false });
     expect(shown.join('')).toBe('key: \n');
     const pipe = new PassThrough();
     pipe.end('  piped-key \nsecond line\n');
