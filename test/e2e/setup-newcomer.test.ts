@@ -152,6 +152,29 @@ describe('the base URL at its prompt', () => {
   });
 });
 
+describe('the choice of clients', () => {
+  it('takes a client by the name the list shows ("vs code"), and offers no far-fetched guess for "none"', async () => {
+    const home = cursorHome();
+    const pty = spawnPty([NODE, BIN, 'setup', '--base-url', sandbox.url], { env: envFor(home) });
+    try {
+      await pty.waitFor('Configure which?');
+      let from = pty.output().length;
+      pty.type('none\r');
+      await pty.waitFor('Not a choice: "none". Type numbers from 1 to 8, separated by commas, or all.', {
+        from,
+      });
+      from = pty.output().length;
+      pty.type('vs code\r');
+      await pty.waitFor('Command:', { from });
+      expect(pty.output().slice(from)).not.toContain('Not a choice');
+      expect(await pty.exited).toBe(0);
+      expect(readFileSync(join(home, '.config/Code/User/mcp.json'), 'utf8')).toContain(sandbox.url);
+    } finally {
+      await pty.close();
+    }
+  });
+});
+
 describe('VS Code, which asks for the key itself', () => {
   it('gets its base URL checked all the same: nothing written to an address that is not the service', async () => {
     const home = tempFolder('mf-setup-newcomer-');
