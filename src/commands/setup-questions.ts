@@ -188,8 +188,7 @@ export async function obtainBaseUrl(
   facts: SetupFacts,
   io: CliIo,
 ): Promise<string | typeof PUBLIC_DATA | undefined> {
-  const fromFlag = flags.baseUrl?.trim();
-  const given = fromFlag || io.env[ENV.baseUrl]?.trim();
+  const given = flags.baseUrl?.trim() || io.env[ENV.baseUrl]?.trim();
   if (given) {
     // A base URL that is not the service stops setup before a key is asked for or checked.
     const wrong = await serviceProblem(flags, io, given);
@@ -197,7 +196,7 @@ export async function obtainBaseUrl(
       const offer = wrong.offer ? ` Try ${wrong.offer}.` : '';
       throw new Stop(
         EXIT.failed,
-        `${wrong.problem}${offer} Correct ${fromFlag ? '--base-url' : ENV.baseUrl} and run setup again.\nNothing was written.`,
+        `${wrong.problem}${offer} Correct ${baseUrlOrigin(flags, io)} and run setup again.\nNothing was written.`,
       );
     }
     return given;
@@ -251,6 +250,12 @@ async function serviceProblem(
   return checkServiceAt(config.baseUrl, config, log);
 }
 
+/** Where the base URL came from, as a message names it: the flag, the variable, or the prompt. */
+function baseUrlOrigin(flags: SetupFlags, io: CliIo): string {
+  if (flags.baseUrl?.trim()) return '--base-url';
+  return io.env[ENV.baseUrl]?.trim() ? ENV.baseUrl : 'The base URL you typed';
+}
+
 /** How to go on without an account, said where a key or base URL is missing. */
 export const NO_ACCOUNT =
   'With no account, run `model-feed-mcp setup --source public`: real data from the public origins, no key.';
@@ -285,10 +290,15 @@ export async function checkKey(
   needKey: boolean,
 ) {
   // The key is checked with the service, whatever MODEL_FEED_SOURCE says in this shell.
-  const config = resolveConfig(
+  const resolved = resolveConfig(
     { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
     { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
   );
+  // Given here as a flag whatever its origin: a message about it names where it really came from.
+  const config: Config = {
+    ...resolved,
+    sources: { ...resolved.sources, baseUrl: baseUrlOrigin(flags, io) },
+  };
   // No key is fine only where none is written (VS Code asks for it itself) or with --print.
   const keyMissing = config.setupError?.setting === ENV.apiKey && key === undefined;
   if (config.setupError && !(keyMissing && !needKey)) throw config.setupError;

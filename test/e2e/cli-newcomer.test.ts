@@ -4,8 +4,10 @@
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { run } from './harness.js';
+import { run, scrubbedEnv } from './harness.js';
 
 const TOOLS = 'list_model_changes, get_model, search_models';
 
@@ -93,6 +95,36 @@ describe('words', () => {
     const result = await run(['call', 'search_models', '--base-url', 'https://feed.example.com/api/v1']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('model-feed-mcp adds /api/v1/…');
+  });
+});
+
+describe('the setting a message names', () => {
+  it('is the one the base URL came from: --base-url when given as a flag, the variable when set there', async () => {
+    // A web server that is not the service: every path is 404.
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const key = { MODEL_FEED_API_KEY: 'mfsk_test_0123456789abcdef0123456789' };
+      const flag = await run(
+        ['call', 'search_models', '--base-url', base, '--no-disk-cache'],
+        scrubbedEnv(key),
+      );
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toContain("--base-url must be the service's base URL");
+      expect(flag.stderr).not.toContain('MODEL_FEED_BASE_URL');
+      const variable = await run(
+        ['call', 'search_models', '--no-disk-cache'],
+        scrubbedEnv({ ...key, MODEL_FEED_BASE_URL: base }),
+      );
+      expect(variable.code).toBe(1);
+      expect(variable.stderr).toContain("MODEL_FEED_BASE_URL must be the service's base URL");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

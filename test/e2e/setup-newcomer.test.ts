@@ -152,6 +152,25 @@ describe('the base URL at its prompt', () => {
   });
 });
 
+describe('a base URL the service answers only once a key is given', () => {
+  it('a wrong path typed at the prompt: the message speaks of what was typed, not of a variable never set', async () => {
+    const home = cursorHome();
+    const pty = spawnPty([NODE, BIN, 'setup', '--client', 'cursor'], { env: envFor(home) });
+    try {
+      await pty.waitFor('Service base URL');
+      // The sandbox answers 401 before 404 to a request without a key, so the address passes.
+      pty.type(`${sandbox.url}/mcf\r`);
+      await pty.waitFor('API key');
+      pty.type(`${sandbox.key}\r`);
+      await pty.waitFor("The base URL you typed must be the service's base URL");
+      expect(await pty.exited).toBe(1);
+      expect(pty.output()).not.toContain('MODEL_FEED_BASE_URL');
+    } finally {
+      await pty.close();
+    }
+  });
+});
+
 describe('the choice of clients', () => {
   it('takes a client by the name the list shows ("vs code"), and offers no far-fetched guess for "none"', async () => {
     const home = cursorHome();
