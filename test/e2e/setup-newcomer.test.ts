@@ -4,7 +4,7 @@
  * Ctrl-U, VS Code's base URL, and help that points where an `npx` user can read it.
  */
 
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { spawnPty } from '../support/pty.js';
 import { tempFolder } from '../support/temp.js';
+import { MOUNTED_TREE, runAsNobody } from './as-nobody.js';
 import { BIN, NODE, run, scrubbedEnv } from './harness.js';
 
 let sandbox: Sandbox;
@@ -229,5 +230,29 @@ describe('help an npx user can open', () => {
       expect(result.stdout).not.toMatch(/See docs\//);
       expect(result.stdout.replace(/\s+/g, '')).toContain(`${web}/blob/main/docs/${command}.md`);
     }
+  });
+});
+
+describe('a client folder this user cannot write (as nobody)', () => {
+  it('is named as the cause, not the file, which could be written', async () => {
+    const NOBODY = 65534;
+    const tree = tempFolder('mf-setup-newcomer-');
+    chmodSync(tree, 0o755);
+    const cursor = join(tree, '.cursor');
+    mkdirSync(cursor);
+    writeFileSync(join(cursor, 'mcp.json'), '{}\n', { mode: 0o600 });
+    chownSync(join(cursor, 'mcp.json'), NOBODY, NOBODY);
+    chownSync(cursor, NOBODY, NOBODY);
+    chmodSync(cursor, 0o555);
+    const result = await runAsNobody(
+      ['setup', '--client', 'cursor', '--base-url', sandbox.url],
+      scrubbedEnv({ HOME: MOUNTED_TREE, MODEL_FEED_API_KEY: sandbox.key }),
+      tree,
+    );
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(
+      `Cursor: cannot write ${MOUNTED_TREE}/.cursor/mcp.json: its folder ${MOUNTED_TREE}/.cursor does not let this user create files in it (EACCES); left it alone. Check the folder's owner and mode, or run setup as the user whose folder it is.`,
+    );
+    expect(readFileSync(join(cursor, 'mcp.json'), 'utf8')).toBe('{}\n');
   });
 });
