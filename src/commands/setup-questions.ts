@@ -8,7 +8,7 @@ import { describeError } from '../describe-error.js';
 import { AuthError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../setup/answers.js';
 import { CLIENTS, closestClientName, findClient } from '../setup/clients/index.js';
 import { SERVER_NAME } from '../setup/entry.js';
@@ -235,19 +235,32 @@ async function serviceProblem(
   io: CliIo,
   baseUrl: string,
 ): Promise<NotTheService | undefined> {
+  const config = checkingConfig(flags, io, baseUrl, undefined);
+  if (config.baseUrl === undefined) return undefined;
+  io.stderr(`Checking ${redactSecrets(oneLine(config.baseUrl), config.secrets)} …\n`);
+  return checkServiceAt(config.baseUrl, config, checkingLog(config, io));
+}
+
+/**
+ * The settings setup checks the base URL and the key with: those two as given, the service
+ * whatever MODEL_FEED_SOURCE says in this shell, no disk cache. The base URL is passed as a flag
+ * whatever its origin; a message about it names where it really came from.
+ */
+function checkingConfig(flags: SetupFlags, io: CliIo, baseUrl: string, key: string | undefined): Config {
   const config = resolveConfig(
     { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
-    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: undefined },
+    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
   );
-  if (config.baseUrl === undefined) return undefined;
-  const log = createLogger({
+  return { ...config, sources: { ...config.sources, baseUrl: baseUrlOrigin(flags, io) } };
+}
+
+function checkingLog(config: Config, io: CliIo): Logger {
+  return createLogger({
     level: config.logLevel,
     format: config.logFormat,
     secrets: config.secrets,
     write: io.stderr,
   });
-  io.stderr(`Checking ${redactSecrets(oneLine(config.baseUrl), config.secrets)} …\n`);
-  return checkServiceAt(config.baseUrl, config, log);
 }
 
 /** Where the base URL came from, as a message names it: the flag, the variable, or the prompt. */
@@ -289,26 +302,12 @@ export async function checkKey(
   key: string | undefined,
   needKey: boolean,
 ) {
-  // The key is checked with the service, whatever MODEL_FEED_SOURCE says in this shell.
-  const resolved = resolveConfig(
-    { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
-    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
-  );
-  // Given here as a flag whatever its origin: a message about it names where it really came from.
-  const config: Config = {
-    ...resolved,
-    sources: { ...resolved.sources, baseUrl: baseUrlOrigin(flags, io) },
-  };
+  const config = checkingConfig(flags, io, baseUrl, key);
   // No key is fine only where none is written (VS Code asks for it itself) or with --print.
   const keyMissing = config.setupError?.setting === ENV.apiKey && key === undefined;
   if (config.setupError && !(keyMissing && !needKey)) throw config.setupError;
   if (config.apiKey === undefined || config.baseUrl === undefined) return config;
-  const log = createLogger({
-    level: config.logLevel,
-    format: config.logFormat,
-    secrets: config.secrets,
-    write: io.stderr,
-  });
+  const log = checkingLog(config, io);
   // A key put in the base URL's path or the proxy's host is hidden, as call and doctor hide it.
   const shown = (text: string): string => redactSecrets(text, config.secrets);
   io.stderr(`Checking the key with ${shown(config.baseUrl)} …\n`);

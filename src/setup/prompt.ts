@@ -99,19 +99,16 @@ export function parseChoice(
   if (text === '') return [...defaults];
   if (text === 'all' || text === 'a') return Array.from({ length: count }, (_, i) => i);
   const picked = new Set<number>();
+  const item = (word: string) => (/^\d+$/.test(word) ? Number(word) - 1 : named(word));
   // A name as the list shows it may hold a space ("vs code"): each comma-separated part is tried
   // whole first, then word by word.
-  for (const part of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
+  const parts = text.split(',').map((part) => part.trim());
+  for (const part of parts.filter(Boolean)) {
     const whole = /\s/.test(part) ? named(part) : undefined;
-    for (const word of whole === undefined ? part.split(/\s+/) : []) {
-      const n = /^\d+$/.test(word) ? Number(word) - 1 : named(word);
+    for (const n of whole === undefined ? part.split(/\s+/).map(item) : [whole]) {
       if (n === undefined || !Number.isInteger(n) || n < 0 || n >= count) return undefined;
       picked.add(n);
     }
-    if (whole !== undefined) picked.add(whole);
   }
   return picked.size ? [...picked].sort((a, b) => a - b) : undefined;
 }

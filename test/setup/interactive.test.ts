@@ -188,6 +188,10 @@ describe('prompt pieces', () => {
     const named = (word: string) => ({ cursor: 2, codex: 5 })[word];
     expect(parseChoice('codex, 1 Cursor', 8, [], named)).toEqual([0, 2, 5]);
     expect(parseChoice('cursor notepad', 8, [], named)).toBeUndefined();
+    // A name with a space, as the list shows it, is one name.
+    const listed = (word: string) => ({ 'vs code': 3, cursor: 2 })[word];
+    expect(parseChoice('VS Code, 1', 8, [], listed)).toEqual([0, 3]);
+    expect(parseChoice('cursor 1', 8, [], listed)).toEqual([0, 2]);
   });
 
   it('reads a hidden line from a pasted chunk, and the first piped line', async () => {
