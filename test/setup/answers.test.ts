@@ -105,6 +105,12 @@ describe('a base URL typed at the prompt', () => {
     },
   );
 
+  it('a URL pasted with the terminal in bracketed-paste mode is taken without the markers', () => {
+    expect(checkTypedBaseUrl('\x1b[200~http://127.0.0.1:8080\x1b[201~')).toEqual({
+      value: 'http://127.0.0.1:8080',
+    });
+  });
+
   it('quote marks that do not pair are refused, the URL without them offered', () => {
     expect(checkTypedBaseUrl('"http://127.0.0.1:8080\'')).toEqual({
       problem: '"http://127.0.0.1:8080" has quote marks around it, which a URL does not.',
