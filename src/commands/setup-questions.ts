@@ -5,14 +5,22 @@
 
 import { type Config, ENV, resolveConfig, SOURCES, type SourceKind } from '../config.js';
 import { describeError } from '../describe-error.js';
-import { AuthError } from '../errors.js';
+import { AuthError, NotFoundError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
 import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../setup/answers.js';
 import { CLIENTS, closestClientName, findClient } from '../setup/clients/index.js';
 import { SERVER_NAME } from '../setup/entry.js';
-import { askLine, askUntilValid, parseChoice, readHidden, readPipedLine } from '../setup/prompt.js';
+import {
+  askLine,
+  askUntilValid,
+  MAX_ANSWERS,
+  parseChoice,
+  readHidden,
+  readPipedLine,
+  TooManyAnswers,
+} from '../setup/prompt.js';
 import { echoValue, redactSecrets } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { authenticate } from './doctor.js';
@@ -27,6 +35,19 @@ export class Stop extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The base URL answered the key's check with 404: typed at the prompt, it is asked for again, and
+ * the key given (`key`) is checked against the next one.
+ */
+class NotTheServiceAfterAll extends Stop {
+  constructor(
+    readonly problem: string,
+    readonly key: string | undefined,
+  ) {
+    super(EXIT.failed, `${problem}\nNothing was written.`);
   }
 }
 
@@ -263,10 +284,55 @@ function checkingLog(config: Config, io: CliIo): Logger {
   });
 }
 
+const TYPED_BASE_URL = 'The base URL you typed';
+
 /** Where the base URL came from, as a message names it: the flag, the variable, or the prompt. */
 function baseUrlOrigin(flags: SetupFlags, io: CliIo): string {
   if (flags.baseUrl?.trim()) return '--base-url';
-  return io.env[ENV.baseUrl]?.trim() ? ENV.baseUrl : 'The base URL you typed';
+  return io.env[ENV.baseUrl]?.trim() ? ENV.baseUrl : TYPED_BASE_URL;
+}
+
+/**
+ * The account's base URL and key, checked with the service, or PUBLIC_DATA with no account. A
+ * typed base URL the service answers with 404 once a key is given is asked for again, and the key
+ * given is checked against the next one: a service may judge the key before the path, so the
+ * check without a key (serviceProblem) could not tell. `keyInFile`: a chosen client's entry holds
+ * the key (all but VS Code, which asks for it itself; one found in the environment is still checked).
+ */
+export async function obtainAccount(
+  flags: SetupFlags,
+  io: CliIo,
+  facts: SetupFacts,
+  { source, keyInFile, print }: { source: SourceKind; keyInFile: boolean; print: boolean },
+): Promise<{ config: Config; baseUrl: string } | typeof PUBLIC_DATA> {
+  const needKey = keyInFile && !print;
+  let givenKey: string | undefined;
+  for (let answers = 1; ; answers++) {
+    const baseUrl = source === 'public' ? PUBLIC_DATA : await obtainBaseUrl(flags, facts, io);
+    if (baseUrl === PUBLIC_DATA) return PUBLIC_DATA;
+    if (!baseUrl) {
+      throw new Stop(
+        EXIT.usage,
+        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account). ${NO_ACCOUNT}`,
+      );
+    }
+    try {
+      const config =
+        givenKey !== undefined
+          ? await checkKey(flags, io, baseUrl, givenKey, needKey)
+          : keyInFile
+            ? await obtainCheckedKey(flags, io, facts, baseUrl, needKey)
+            : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
+      return { config, baseUrl };
+    } catch (error) {
+      if (!(error instanceof NotTheServiceAfterAll) || baseUrlOrigin(flags, io) !== TYPED_BASE_URL) {
+        throw error;
+      }
+      if (answers >= MAX_ANSWERS) throw new TooManyAnswers('base URL', { problem: error.problem });
+      io.stderr(`${error.problem}\n`);
+      givenKey = error.key;
+    }
+  }
 }
 
 /** How to go on without an account, said where a key or base URL is missing. */
@@ -315,6 +381,7 @@ export async function checkKey(
     await authenticate(config, log);
   } catch (error) {
     if (error instanceof AuthError) throw new KeyRejected(error, config.secrets);
+    if (error instanceof NotFoundError) throw new NotTheServiceAfterAll(shown(describeError(error)), key);
     throw new Stop(EXIT.failed, `${shown(describeError(error))}\nNothing was written.`);
   }
   io.stderr('The service accepted the key.\n');

@@ -154,7 +154,7 @@ describe('the base URL at its prompt', () => {
 });
 
 describe('a base URL the service answers only once a key is given', () => {
-  it('a wrong path typed at the prompt: the message speaks of what was typed, not of a variable never set', async () => {
+  it('a wrong path typed at the prompt: named as what was typed, asked again, and the key typed is checked there', async () => {
     const home = cursorHome();
     const pty = spawnPty([NODE, BIN, 'setup', '--client', 'cursor'], { env: envFor(home) });
     try {
@@ -162,10 +162,22 @@ describe('a base URL the service answers only once a key is given', () => {
       // The sandbox answers 401 before 404 to a request without a key, so the address passes.
       pty.type(`${sandbox.url}/mcf\r`);
       await pty.waitFor('API key');
+      let from = pty.output().length;
       pty.type(`${sandbox.key}\r`);
-      await pty.waitFor("The base URL you typed must be the service's base URL");
-      expect(await pty.exited).toBe(1);
+      await pty.waitFor("The base URL you typed must be the service's base URL", { from });
+      await pty.waitFor('Service base URL', { from });
       expect(pty.output()).not.toContain('MODEL_FEED_BASE_URL');
+      expect(pty.output().slice(from)).not.toContain('Nothing was written');
+      from = pty.output().length;
+      pty.type(`${sandbox.url}\r`);
+      await pty.waitFor('The service accepted the key.', { from });
+      expect(pty.output().slice(from)).not.toContain('API key');
+      expect(await pty.exited).toBe(0);
+      const written = JSON.parse(readFileSync(join(home, '.cursor/mcp.json'), 'utf8'));
+      expect(written.mcpServers['model-feed'].env).toEqual({
+        MODEL_FEED_API_KEY: sandbox.key,
+        MODEL_FEED_BASE_URL: sandbox.url,
+      });
     } finally {
       await pty.close();
     }
