@@ -354,7 +354,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .option('--remove', 'take the model-feed entry out of the chosen clients again')
     .addHelpText(
       'after',
-      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See ${docsUrl('setup')}.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended).`,
+      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See ${docsUrl('setup')}.\n\nExit codes: 0 done, 1 the key was rejected, the base URL given is not the service, or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended), 130 Ctrl-C at any prompt (129 and 143: SIGHUP, SIGTERM).`,
     )
     .action(async (_opts, command: Command) => {
       const flags = command.opts<Record<string, unknown>>();

@@ -243,6 +243,12 @@ describe('help an npx user can open', () => {
       expect(result.stdout.replace(/\s+/g, '')).toContain(`${web}/blob/main/docs/${command}.md`);
     }
   });
+
+  it('setup --help names the exit status of Ctrl-C, the same at every prompt', async () => {
+    const result = await run(['setup', '--help']);
+    expect(result.stdout).toContain('130 Ctrl-C at any prompt');
+    expect(result.stdout).toContain('the base URL given is not the service');
+  });
 });
 
 describe('a client folder this user cannot write (as nobody)', () => {
