@@ -67,6 +67,11 @@ export function unknownToolMessage(
   return `unknown tool '${echoValue(typed, secrets)}'.${guess} The tools are ${tools.join(', ')}; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
 }
 
+/** For `call` with no tool: what is missing, and the tools there are. */
+export function missingToolMessage(tools: readonly string[]): string {
+  return `call needs the name of a tool: one of ${tools.join(', ')}. For example \`model-feed-mcp call search_models --sandbox\`; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
+}
+
 /** The words of a flag or argument name: `--maxInputPrice` and `max-input-price` → max, input, price. */
 function nameWords(name: string): string[] {
   return kebabFlag(name.replace(/^-+/, ''))

@@ -5,163 +5,22 @@
 
 import { type Command, CommanderError, Option } from 'commander';
 import { EVENT_TYPES } from './api/schemas.js';
-import { kebabFlag, typedFlags } from './call-flags.js';
 import type { CheckFlags } from './check/options.js';
+import { addCallCommand } from './cli-call.js';
+import { addSettingsToEveryCommand, configuredKey, HELP_AFTER } from './cli-settings.js';
 import type { SandboxFlags } from './commands/sandbox.js';
-import {
-  type ConfigFlags,
-  DEFAULTS,
-  ENV,
-  LOG_FORMATS,
-  LOG_LEVELS,
-  resolveConfig,
-  SOURCES,
-} from './config.js';
+import { type ConfigFlags, ENV, resolveConfig } from './config.js';
+import { docsUrl } from './docs-links.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { reportFailure } from './report-failure.js';
 import { serveStdio } from './serve-stdio.js';
-import { listTools } from './server.js';
 import { echoValue } from './text/redact.js';
 import { terminalSafe } from './text/terminal.js';
-import { describeAllowed } from './tools/arguments.js';
-import type { JsonSchema } from './tools/json-schema.js';
-import { CliCommand, commandPath, refuseCommand, refuseFlag, SETTINGS_HEADING } from './unknown-flag.js';
+import { CliCommand, refuseCommand, refuseFlag } from './unknown-flag.js';
 import { VERSION } from './version.js';
 import type { WatchFlags } from './watch/options.js';
-
-const HELP_AFTER = `
-Environment:
-  ${ENV.apiKey}      API key (required; from the service's account screen)
-  ${ENV.baseUrl}     service base URL, e.g. https://<service host> (required)
-  ${ENV.timeout}   request timeout in ms, retries included (default ${DEFAULTS.timeoutMs})
-  ${ENV.cacheTtl}  cache lifetime of catalog reads in s, 0 = off (default ${DEFAULTS.cacheTtlS})
-  ${ENV.logLevel}    ${LOG_LEVELS.join('|')} (default ${DEFAULTS.logLevel}); logs go to stderr
-  ${ENV.logFormat}   ${LOG_FORMATS.join('|')} (default ${DEFAULTS.logFormat})
-  ${ENV.diskCache}   0 turns off the cache shared by this user's processes (default on)
-  ${ENV.staleMaxAge}  oldest cached answer given while the service is down, s (default ${DEFAULTS.staleMaxAgeS})
-  ${ENV.watchInterval}  s between polls while subscribed to a resource (default: from the tier)
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings, either case (default: none)
-  NODE_EXTRA_CA_CERTS    extra CA certificates (PEM), added to the default roots
-  Flags win over environment variables.
-
-Exit codes:
-  0  success
-  1  a check, tool call or delivery failed (doctor, call, watch)
-  2  invalid flags or settings`;
-
-/**
- * The settings, as flags; each command takes those it reads (SETTINGS_OF). Keyed by ConfigFlags, so
- * a setting added there must be added here, and given to the commands that read it.
- */
-const SETTING_OPTIONS: Readonly<Record<keyof ConfigFlags, () => Option>> = {
-  baseUrl: () => new Option('--base-url <url>', `service base URL (env ${ENV.baseUrl})`),
-  timeout: () =>
-    new Option('--timeout <ms>', `request timeout in ms (env ${ENV.timeout}, default ${DEFAULTS.timeoutMs})`),
-  cacheTtl: () =>
-    new Option(
-      '--cache-ttl <s>',
-      `catalog cache lifetime in s, 0 = off (env ${ENV.cacheTtl}, default ${DEFAULTS.cacheTtlS})`,
-    ),
-  logLevel: () =>
-    new Option(
-      '--log-level <level>',
-      `stderr log level (env ${ENV.logLevel}, default ${DEFAULTS.logLevel})`,
-    ).choices(LOG_LEVELS),
-  logFormat: () =>
-    new Option('--log-format <format>', `stderr log format (env ${ENV.logFormat}, default text)`).choices(
-      LOG_FORMATS,
-    ),
-  watchInterval: () =>
-    new Option(
-      '--watch-interval <s>',
-      `seconds between polls while a client subscribes to model-feed://changes (env ${ENV.watchInterval}, default: from the tier)`,
-    ),
-  proxy: () =>
-    new Option(
-      '--proxy <url>',
-      'proxy for the service, overrides HTTPS_PROXY/HTTP_PROXY (NO_PROXY still applies)',
-    ),
-  diskCache: () =>
-    new Option(
-      '--no-disk-cache',
-      `do not share catalog answers and 429s with other processes on disk (env ${ENV.diskCache}=0)`,
-    ),
-  staleMaxAge: () =>
-    new Option(
-      '--stale-max-age <s>',
-      `oldest cached catalog answer given while the service is down, 0 = never (env ${ENV.staleMaxAge}, default ${DEFAULTS.staleMaxAgeS})`,
-    ),
-  sandbox: () =>
-    new Option(
-      '--sandbox',
-      'answer from a built-in sandbox with sample data: no key, no network (= --source sample)',
-    ),
-  source: () =>
-    new Option(
-      '--source <kind>',
-      `where answers come from: service, public (the public origins, recorded on this machine: no key) or sample (env ${ENV.source}, default service)`,
-    ).choices(SOURCES),
-  refresh: () =>
-    new Option(
-      '--refresh <s>',
-      `with --source public: fetch the origins again when the newest snapshot is older, 0 = every read (env ${ENV.refresh}, default ${DEFAULTS.refreshS})`,
-    ),
-};
-
-type Setting = keyof ConfigFlags;
-/** What a command that calls the service reads: all but the subscription poll interval. */
-const SERVICE_SETTINGS: readonly Setting[] = [
-  'baseUrl',
-  'timeout',
-  'cacheTtl',
-  'logLevel',
-  'logFormat',
-  'proxy',
-  'diskCache',
-  'staleMaxAge',
-  'sandbox',
-  'source',
-  'refresh',
-];
-const ALL_SETTINGS = Object.keys(SETTING_OPTIONS) as Setting[];
-
-/**
- * The settings each command reads, by its name (the tools of `call` read call's); its help lists
- * these and no others, and it refuses the rest. doctor checks the server's configuration, so it takes every setting the server
- * does (a client config's "args" pasted in). setup only checks the key: one request, no cache, no
- * sandbox. The sandbox is the service itself.
- */
-const SETTINGS_OF: Readonly<Record<string, readonly Setting[]>> = {
-  'model-feed-mcp': ALL_SETTINGS,
-  call: SERVICE_SETTINGS,
-  watch: SERVICE_SETTINGS,
-  check: SERVICE_SETTINGS,
-  doctor: ALL_SETTINGS,
-  setup: ['baseUrl', 'timeout', 'logLevel', 'logFormat', 'proxy', 'source'],
-  sandbox: [],
-  help: [],
-};
-
-/**
- * Gives a command the settings it takes, under their own heading in its help, and what every
- * command takes: --version, and --api-key, which is there only to be refused with where the key
- * goes instead (refuseKeyFlag). Its usage errors point to its own help.
- */
-function addConfigOptions(command: Command, which: readonly Setting[]): Command {
-  if (!command.options.some((o) => o.long === '--version')) {
-    command.version(VERSION, '-v, --version', 'print the version');
-  }
-  for (const [name, option] of Object.entries(SETTING_OPTIONS)) {
-    if (which.includes(name as Setting)) command.addOption(option().helpGroup(SETTINGS_HEADING));
-  }
-  return command
-    .addOption(new Option('--api-key [key]').hideHelp())
-    .showHelpAfterError(
-      `(run model-feed-mcp${command.parent ? ` ${commandPath(command)}` : ''} --help for usage)`,
-    );
-}
 
 /** The root program's own flags beside the settings: where `--http` listens. */
 type ServeFlags = ConfigFlags & { http?: string; host?: string };
@@ -188,68 +47,11 @@ async function serve(
   await serveStdio(config, io);
 }
 
-/** One `call <tool>` subcommand per tool, its flags derived from the tool's input schema. */
-function addCallCommand(
-  program: Command,
-  io: CliIo,
-  argv: readonly string[],
-  exit: (code: number) => void,
-): void {
-  const tools = listTools();
-  const call = program
-    .command('call')
-    .description('call one tool and print its result (text, or the structured result with --json)')
-    .addHelpText(
-      'after',
-      "\nEach flag also takes the argument's own name: --maxInputPrice is --max-input-price." +
-        '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
-    )
-    // A name that is no subcommand lands here (commander's hook for misspelt commands), so the
-    // message can say it is a tool that is unknown, and which tool was probably meant.
-    .on('command:*', (operands: string[]) => refuseCommand(call, operands[0] ?? ''));
-  for (const tool of tools) {
-    const sub = call.command(tool.name).description(tool.description ?? '');
-    const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
-    const required = new Set(tool.inputSchema.required ?? []);
-    for (const [name, schema] of Object.entries(properties)) {
-      const what = `${schema.description ?? ''} Allowed: ${describeAllowed(schema)}.`.trim();
-      sub.option(`--${kebabFlag(name)} <value>`, `${required.has(name) ? '(required) ' : ''}${what}`);
-      // The schema's own spelling, as the README and tools/list show it; same value, hidden in help.
-      if (kebabFlag(name) !== name) sub.addOption(new Option(`--${name} <value>`).hideHelp());
-    }
-    // A tool's one required argument may also come first, bare: `call get_model openai/gpt-4o`.
-    const [positional] = required.size === 1 ? [...required] : [];
-    if (positional) sub.argument(`[${positional}]`, `the same as --${kebabFlag(positional)}`);
-    sub.option('--json', 'print the structured result as JSON').action(async (...params: unknown[]) => {
-      const command = params.at(-1) as Command;
-      const { json, ...all } = command.opts<Record<string, unknown>>();
-      const bare = positional ? (params[0] as string | undefined) : undefined;
-      if (positional && bare !== undefined) {
-        if (positional in all) {
-          throw new ConfigError(
-            `${positional} was given twice, as "${echoValue(bare, configuredKey(io.env))}" and as --${kebabFlag(positional)}: give it once.`,
-            positional,
-            `--${kebabFlag(positional)}`,
-          );
-        }
-        all[positional] = bare;
-      }
-      const names = Object.keys(properties);
-      const args = Object.fromEntries(names.flatMap((name) => (name in all ? [[name, all[name]]] : [])));
-      const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
-      const { runCall } = await import('./commands/call.js');
-      exit(
-        await runCall(config, io, tool.name, args, { json: json === true, flags: typedFlags(argv, names) }),
-      );
-    });
-  }
-}
-
 const WATCH_HELP = `
 Each change is one JSON line (--jsonl, --exec stdin, stdout but on a terminal) or one POST (--webhook):
   {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>","data":<the change>}
 Delivery is at least once, in feed order: the cursor in the state file moves past a change only
-after the sink accepted it. See docs/watch.md.
+after the sink accepted it. See ${docsUrl('watch')}.
 
 Environment:
   MODEL_FEED_WEBHOOK_SECRET   the receiver's whsec_… secret, for --webhook (Standard Webhooks)
@@ -385,7 +187,7 @@ function addCheckCommand(
     )
     .addHelpText(
       'after',
-      '\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings, or something could not be read (a path, folder or file; see --allow-unread) or no file was found. See docs/check.md.',
+      `\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings, or something could not be read (a path, folder or file; see --allow-unread) or no file was found. See ${docsUrl('check')}.`,
     )
     .action(async (paths: string[], _opts, command: Command) => {
       const all = command.opts<Record<string, unknown>>();
@@ -457,12 +259,6 @@ function addHelpCommand(program: Command, exit: (code: number) => void): void {
     });
 }
 
-/** The key as configured: what a message quoting the user's own input must hide first. */
-function configuredKey(env: CliIo['env']): string[] {
-  const key = env[ENV.apiKey]?.trim();
-  return key ? [key] : [];
-}
-
 /**
  * Every flag with a fixed set of values (`.choices()`) checked by a parser of ours: commander's own
  * check quotes the value as typed (a key put in the wrong flag, an escape sequence that clears the
@@ -482,16 +278,6 @@ function checkChoicesSafely(command: Command, secrets: readonly string[]): void 
     });
   }
   for (const sub of command.commands) checkChoicesSafely(sub, secrets);
-}
-
-/** Every command with the settings it takes (SETTINGS_OF); the tools of `call` take call's. */
-function addSettingsToEveryCommand(program: Command): void {
-  for (const command of [program, ...program.commands]) {
-    const which = SETTINGS_OF[command.name()];
-    if (!which) throw new Error(`SETTINGS_OF names no settings for the command ${command.name()}`);
-    const tools = command === program ? [] : command.commands;
-    for (const sub of [command, ...tools]) addConfigOptions(sub, which);
-  }
 }
 
 export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: number) => void): Command {
@@ -568,7 +354,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .option('--remove', 'take the model-feed entry out of the chosen clients again')
     .addHelpText(
       'after',
-      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See docs/setup.md.\n\nExit codes: 0 done, 1 the key was rejected or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended).`,
+      `\nThe key: ${ENV.apiKey}, else the first line on stdin when it is not a terminal, else typed (hidden).\nIt is checked against the service before anything is written. Backups: <file>.<time>.bak. See ${docsUrl('setup')}.\n\nExit codes: 0 done, 1 the key was rejected, the base URL given is not the service, or a client's file could not be read, parsed or written (that file is left unchanged), 2 invalid flags or settings (or no terminal to ask in, or three unusable answers to a question, or the input ended), 130 Ctrl-C at any prompt (129 and 143: SIGHUP, SIGTERM).`,
     )
     .action(async (_opts, command: Command) => {
       const flags = command.opts<Record<string, unknown>>();

@@ -45,7 +45,7 @@ export { ENV, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
 export const SOURCES = ['service', 'public', 'sample'] as const;
 export type SourceKind = (typeof SOURCES)[number];
 
-/** The public origins by name, with their default addresses (runner.md). */
+/** The public origins by name, with their default addresses (the product specification). */
 export const PUBLIC_ORIGINS = {
   openrouter: { env: ENV.openrouterUrl, url: 'https://openrouter.ai/api/v1' },
   modelsDev: { env: ENV.modelsDevUrl, url: 'https://models.dev' },
@@ -185,7 +185,7 @@ const STRING_SETTING_FLAGS: Record<StringSettingFlag, true> = {
 };
 
 /**
- * The key, as given and as used, plus every credential-shaped token in any setting this runner
+ * The key, as given and as used, plus every credential-shaped token in any setting this package
  * reads: all known before a single message is composed. Only settings: a command's own arguments
  * (call's tool arguments, watch's paths) are data, and a model id shaped like a key must not be
  * hidden in the answers about it.

@@ -101,7 +101,7 @@ function networkText(error: NetworkError, audience: Audience): string {
     code === 'ENOTFOUND' || code === 'EAI_AGAIN'
       ? request.proxy
         ? ' Check the proxy host name.'
-        : ' Check MODEL_FEED_BASE_URL, or set HTTPS_PROXY if this network only reaches the internet through a proxy.'
+        : ` Check ${request.baseUrlSetting ?? 'MODEL_FEED_BASE_URL'}, or set HTTPS_PROXY if this network only reaches the internet through a proxy.`
       : ' Check the network, the proxy settings (run `model-feed-mcp doctor`), and that the service is up.';
   return `Could not reach ${where}: ${words} (${code}), after ${attempts(request)}.${hint}`;
 }
@@ -153,7 +153,7 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
     if (HISTORY_PATH.test(error.request.path)) {
       return sentence(`Not in the catalog (HTTP 404 for ${error.request.path})${said}`);
     }
-    return `${sentence(`Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}`)} MODEL_FEED_BASE_URL must be the service's base URL, without /api/v1 or /api/mcp.`;
+    return `${sentence(`Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}`)} ${error.request.baseUrlSetting ?? 'MODEL_FEED_BASE_URL'} must be the service's base URL, without /api/v1 or /api/mcp.`;
   }
   if (error instanceof ServerError) {
     const said = error.serviceMessage ? ` It said: ${quoted(error.serviceMessage)}` : '';

@@ -55,6 +55,8 @@ export interface RequestFacts {
   attempts: number;
   /** The proxy the request went through, credentials removed; undefined when direct. */
   proxy: string | undefined;
+  /** Where the base URL was set (`--base-url`, MODEL_FEED_BASE_URL), for a fix to name. */
+  baseUrlSetting?: string | undefined;
 }
 
 /** The service answered with an HTTP error status. */

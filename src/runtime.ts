@@ -175,6 +175,7 @@ export async function createRuntime(
   const api = createApiClient({
     baseUrl,
     apiKey,
+    baseUrlSetting: config.sources.baseUrl,
     secrets: config.secrets,
     fetch: network.fetch,
     userAgent: USER_AGENT,

@@ -186,9 +186,10 @@ export class CliCommand extends Command {
   }
 
   unknownOption(flag: string): never {
-    // `wach --interval 5`: the mistyped command is the mistake, not a flag that watch would take.
-    // Commander lists the words before the first unknown flag first in `args`.
-    const stray = this.parent ? undefined : this.args[0];
+    // `wach --interval 5`, `call list_changes --limit 5`: the mistyped command or tool is the
+    // mistake, not a flag that it would take. Commander lists the words before the first unknown
+    // flag first in `args`.
+    const stray = this.parent && !isCall(this) ? undefined : this.args[0];
     if (stray !== undefined && !stray.startsWith('-')) refuseCommand(this, stray);
     refuseFlag(this, flag);
   }

@@ -66,6 +66,8 @@ export interface HttpOptions {
   baseUrl: string;
   /** Sent as a bearer token; absent for a public origin, which takes none. */
   apiKey?: string | undefined;
+  /** Where the base URL was set, for error messages only (RequestFacts.baseUrlSetting). */
+  baseUrlSetting?: string | undefined;
   /** Other values no message may show (Config.secrets); the key is always among them. */
   secrets?: readonly string[];
   fetch: FetchLike;
@@ -196,6 +198,7 @@ export class HttpClient {
       host: this.host,
       attempts: 0,
       proxy: this.options.proxyLabel,
+      ...(this.options.baseUrlSetting && { baseUrlSetting: this.options.baseUrlSetting }),
     };
     // URL parsing resolves `.` and `..` segments, even percent-encoded ones: a value that would move
     // the request elsewhere (a catalog id of "..") is refused, never sent.
@@ -412,7 +415,7 @@ export class HttpClient {
         if (!(error instanceof BodyLimitExceeded)) throw error;
         // The limits are documented in the repository's docs/limits.md, which the package does not ship.
         throw new UnexpectedResponseError(
-          `${error.message}, past what the runner accepts from a service answer; refused`,
+          `${error.message}, past what model-feed-mcp accepts from a service answer; refused`,
           outcome.status,
           { ...facts },
           glimpse?.(body, this.secrets),

@@ -81,7 +81,12 @@ async function collectChecks(target: Target, io: CliIo, log: Logger): Promise<Ch
   const extraCa = config.extraCaCerts ? await probes.readExtraCaFile(config.extraCaCerts) : undefined;
   const local = [
     checkNodeVersion(process.versions.node, NODE_ENGINES),
-    checkSettings({ config, env: io.env, sandboxUrl: target.sandboxUrl }),
+    checkSettings({
+      config,
+      env: io.env,
+      sandboxUrl: target.sandboxUrl,
+      noAccountApart: noAccount !== undefined,
+    }),
     ...(noAccount ? [noAccount] : []),
     checkBaseUrl(config.baseUrl),
     checkProxy(proxyChoice),

@@ -5,18 +5,27 @@
 
 import { type Config, ENV, resolveConfig, SOURCES, type SourceKind } from '../config.js';
 import { describeError } from '../describe-error.js';
-import { AuthError } from '../errors.js';
+import { AuthError, NotFoundError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-import { createLogger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../setup/answers.js';
 import { CLIENTS, closestClientName, findClient } from '../setup/clients/index.js';
 import { SERVER_NAME } from '../setup/entry.js';
-import { askLine, askUntilValid, parseChoice, readHidden, readPipedLine } from '../setup/prompt.js';
+import {
+  askLine,
+  askUntilValid,
+  MAX_ANSWERS,
+  parseChoice,
+  readHidden,
+  readPipedLine,
+  TooManyAnswers,
+} from '../setup/prompt.js';
 import { echoValue, redactSecrets } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
 import { authenticate } from './doctor.js';
 import type { SetupFacts, SetupFlags, Target } from './setup-facts.js';
+import { checkServiceAt, type NotTheService } from './setup-reach.js';
 
 const CLIENT_NAMES = CLIENTS.map((c) => c.id).join(', ');
 
@@ -26,6 +35,19 @@ export class Stop extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The base URL answered the key's check with 404: typed at the prompt, it is asked for again, and
+ * the key given (`key`) is checked against the next one.
+ */
+class NotTheServiceAfterAll extends Stop {
+  constructor(
+    readonly problem: string,
+    readonly key: string | undefined,
+  ) {
+    super(EXIT.failed, `${problem}\nNothing was written.`);
   }
 }
 
@@ -131,15 +153,26 @@ export async function obtainCheckedKey(
     }
     return checkKey(flags, io, baseUrl, key, needKey);
   }
+  let specialKeys = false;
   return askUntilValid<Config>({
     what: 'API key',
-    ask: () =>
-      readHidden(
+    ask: async () => {
+      const answer = await readHidden(
         facts.stdin,
         io.stderr,
         `API key (from the service's account screen; not shown${needKey ? '' : '; Enter to leave it out'}): `,
-      ),
+      );
+      specialKeys = answer.specialKeys;
+      return answer.text;
+    },
     check: async (typed) => {
+      if (specialKeys) {
+        return {
+          problem:
+            'What you typed (not shown) had an arrow key or another special key in it, which a key cannot hold; nothing was sent to the service.',
+          again: 'Type or paste the key again, with Enter only at the end.',
+        };
+      }
       if (typed === '') {
         return needKey
           ? {
@@ -177,11 +210,23 @@ export async function obtainBaseUrl(
   io: CliIo,
 ): Promise<string | typeof PUBLIC_DATA | undefined> {
   const given = flags.baseUrl?.trim() || io.env[ENV.baseUrl]?.trim();
-  if (given) return given;
+  if (given) {
+    // A base URL that is not the service stops setup before a key is asked for or checked.
+    const wrong = await serviceProblem(flags, io, given);
+    if (wrong) {
+      const offer = wrong.offer ? ` Try ${wrong.offer}.` : '';
+      throw new Stop(
+        EXIT.failed,
+        `${wrong.problem}${offer} Correct ${baseUrlOrigin(flags, io)} and run setup again.\nNothing was written.`,
+      );
+    }
+    return given;
+  }
   if (!facts.stdin.isTTY) return undefined;
   // Judged here, where it is typed: once the key has been typed too, it is late to find that the
-  // URL has no scheme, and a message about --base-url means nothing to someone who typed it.
-  // The first question about an account: Enter there (with nothing offered) means there is none.
+  // URL has no scheme or is not the service, and a message about --base-url means nothing to
+  // someone who typed it. The first question about an account: Enter there (with nothing
+  // offered) means there is none.
   return askUntilValid<string | typeof PUBLIC_DATA>({
     what: 'base URL',
     ask: (offer) =>
@@ -192,9 +237,102 @@ export async function obtainBaseUrl(
           ? 'Service base URL (it comes with your account, e.g. https://<service host>; no account? press Enter to use public data, no key needed): '
           : `Service base URL [Enter for ${echoValue(offer, [])}]: `,
       ),
-    check: (answer) => (answer === '' ? { value: PUBLIC_DATA } : checkTypedBaseUrl(answer)),
+    check: async (answer) => {
+      if (answer === '') return { value: PUBLIC_DATA };
+      const verdict = checkTypedBaseUrl(answer);
+      if (!('value' in verdict)) return verdict;
+      return (await serviceProblem(flags, io, verdict.value)) ?? verdict;
+    },
     write: io.stderr,
   });
+}
+
+/**
+ * Asks `baseUrl`, with no key, whether it is the service: undefined when it is, or when the
+ * settings refuse it (that is said with their own words where the key is checked).
+ */
+async function serviceProblem(
+  flags: SetupFlags,
+  io: CliIo,
+  baseUrl: string,
+): Promise<NotTheService | undefined> {
+  const config = checkingConfig(flags, io, baseUrl, undefined);
+  if (config.baseUrl === undefined) return undefined;
+  io.stderr(`Checking ${redactSecrets(oneLine(config.baseUrl), config.secrets)} …\n`);
+  return checkServiceAt(config.baseUrl, config, checkingLog(config, io));
+}
+
+/**
+ * The settings setup checks the base URL and the key with: those two as given, the service
+ * whatever MODEL_FEED_SOURCE says in this shell, no disk cache. The base URL is passed as a flag
+ * whatever its origin; a message about it names where it really came from.
+ */
+function checkingConfig(flags: SetupFlags, io: CliIo, baseUrl: string, key: string | undefined): Config {
+  const config = resolveConfig(
+    { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
+    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
+  );
+  return { ...config, sources: { ...config.sources, baseUrl: baseUrlOrigin(flags, io) } };
+}
+
+function checkingLog(config: Config, io: CliIo): Logger {
+  return createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    secrets: config.secrets,
+    write: io.stderr,
+  });
+}
+
+const TYPED_BASE_URL = 'The base URL you typed';
+
+/** Where the base URL came from, as a message names it: the flag, the variable, or the prompt. */
+function baseUrlOrigin(flags: SetupFlags, io: CliIo): string {
+  if (flags.baseUrl?.trim()) return '--base-url';
+  return io.env[ENV.baseUrl]?.trim() ? ENV.baseUrl : TYPED_BASE_URL;
+}
+
+/**
+ * The account's base URL and key, checked with the service, or PUBLIC_DATA with no account. A
+ * typed base URL the service answers with 404 once a key is given is asked for again, and the key
+ * given is checked against the next one: a service may judge the key before the path, so the
+ * check without a key (serviceProblem) could not tell. `keyInFile`: a chosen client's entry holds
+ * the key (all but VS Code, which asks for it itself; one found in the environment is still checked).
+ */
+export async function obtainAccount(
+  flags: SetupFlags,
+  io: CliIo,
+  facts: SetupFacts,
+  { source, keyInFile, print }: { source: SourceKind; keyInFile: boolean; print: boolean },
+): Promise<{ config: Config; baseUrl: string } | typeof PUBLIC_DATA> {
+  const needKey = keyInFile && !print;
+  let givenKey: string | undefined;
+  for (let answers = 1; ; answers++) {
+    const baseUrl = source === 'public' ? PUBLIC_DATA : await obtainBaseUrl(flags, facts, io);
+    if (baseUrl === PUBLIC_DATA) return PUBLIC_DATA;
+    if (!baseUrl) {
+      throw new Stop(
+        EXIT.usage,
+        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account). ${NO_ACCOUNT}`,
+      );
+    }
+    try {
+      const config =
+        givenKey !== undefined
+          ? await checkKey(flags, io, baseUrl, givenKey, needKey)
+          : keyInFile
+            ? await obtainCheckedKey(flags, io, facts, baseUrl, needKey)
+            : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
+      return { config, baseUrl };
+    } catch (error) {
+      if (!(error instanceof NotTheServiceAfterAll) || baseUrlOrigin(flags, io) !== TYPED_BASE_URL) {
+        throw error;
+      }
+      if (answers >= MAX_ANSWERS) throw new TooManyAnswers('base URL', { problem: error.problem });
+      io.stderr(`${error.problem}\n`);
+      givenKey = error.key;
+    }
+  }
 }
 
 /** How to go on without an account, said where a key or base URL is missing. */
@@ -230,21 +368,12 @@ export async function checkKey(
   key: string | undefined,
   needKey: boolean,
 ) {
-  // The key is checked with the service, whatever MODEL_FEED_SOURCE says in this shell.
-  const config = resolveConfig(
-    { ...flags, baseUrl, sandbox: false, diskCache: false, source: 'service' },
-    { ...io.env, [ENV.baseUrl]: undefined, [ENV.apiKey]: key },
-  );
+  const config = checkingConfig(flags, io, baseUrl, key);
   // No key is fine only where none is written (VS Code asks for it itself) or with --print.
   const keyMissing = config.setupError?.setting === ENV.apiKey && key === undefined;
   if (config.setupError && !(keyMissing && !needKey)) throw config.setupError;
   if (config.apiKey === undefined || config.baseUrl === undefined) return config;
-  const log = createLogger({
-    level: config.logLevel,
-    format: config.logFormat,
-    secrets: config.secrets,
-    write: io.stderr,
-  });
+  const log = checkingLog(config, io);
   // A key put in the base URL's path or the proxy's host is hidden, as call and doctor hide it.
   const shown = (text: string): string => redactSecrets(text, config.secrets);
   io.stderr(`Checking the key with ${shown(config.baseUrl)} …\n`);
@@ -252,6 +381,7 @@ export async function checkKey(
     await authenticate(config, log);
   } catch (error) {
     if (error instanceof AuthError) throw new KeyRejected(error, config.secrets);
+    if (error instanceof NotFoundError) throw new NotTheServiceAfterAll(shown(describeError(error)), key);
     throw new Stop(EXIT.failed, `${shown(describeError(error))}\nNothing was written.`);
   }
   io.stderr('The service accepted the key.\n');

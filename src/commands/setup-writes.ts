@@ -3,8 +3,10 @@
  * there, with backups), or through the `claude` CLI; with --print, shown instead, secrets masked.
  */
 
+import { dirname } from 'node:path';
 import { ENV } from '../config.js';
 import { describeError, describeFileError } from '../describe-error.js';
+import { docsUrl } from '../docs-links.js';
 import type { CliIo } from '../io.js';
 import { nodeFs } from '../lazy-node.js';
 import { findBackups, judgeBackups } from '../setup/backups.js';
@@ -74,9 +76,38 @@ export interface Context {
 /** Reports one client's problem on stderr; resolves false, as a client left alone. */
 type Problem = (text: string) => false;
 
+/**
+ * The folder that refused a write: a file is replaced by a new one made beside it (atomic rename),
+ * which needs the folder's write permission, not the file's. Undefined when the folder is writable.
+ */
+function unwritableFolder(path: string, error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EACCES' && code !== 'EPERM') return undefined;
+  const fs = process.getBuiltinModule('node:fs');
+  let real = path;
+  try {
+    real = fs.realpathSync(path);
+  } catch {
+    // Not there yet, or not reachable: its folder as written.
+  }
+  try {
+    fs.accessSync(dirname(real), fs.constants.W_OK);
+    return undefined;
+  } catch {
+    return dirname(real);
+  }
+}
+
 /** A file that could not be read, written or deleted, in words. */
 function fileProblem(problem: Problem, doing: string, path: string, error: unknown): false {
   if (error instanceof UnusableFileError) return problem(`${error.message}; left it alone.`);
+  const folder = doing === 'write' ? unwritableFolder(path, error) : undefined;
+  if (folder !== undefined) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return problem(
+      `cannot write ${path}: its folder ${oneLine(folder)} does not let this user create files in it (${code}); left it alone. Check the folder's owner and mode, or run setup as the user whose folder it is.`,
+    );
+  }
   const { reason, advice } = describeFileError(error);
   return problem(`cannot ${doing} ${path}: ${reason}; left it alone.${advice ? ` ${advice}` : ''}`);
 }
@@ -123,7 +154,7 @@ export async function applyToFile(
       }
       if (error instanceof ConfigShapeError) {
         return problem(
-          `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see docs/setup.md).`,
+          `${file.path}: ${error.message}; left it unchanged. Edit it by hand (see ${docsUrl('setup')}).`,
         );
       }
       // A bug of ours, reported for this client alone: the other clients are still configured.

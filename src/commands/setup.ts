@@ -18,16 +18,7 @@ import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
 import { InputEnded, MAX_ANSWERS, PromptCancelled, TooManyAnswers } from '../setup/prompt.js';
 import { EXIT_BY_SIGNAL, noStopSignals, type StopSignals } from '../setup/stop-signals.js';
 import { findTargets, hostFacts, type SetupFacts, type SetupFlags } from './setup-facts.js';
-import {
-  checkKey,
-  chooseTargets,
-  chosenSource,
-  NO_ACCOUNT,
-  obtainBaseUrl,
-  obtainCheckedKey,
-  PUBLIC_DATA,
-  Stop,
-} from './setup-questions.js';
+import { chooseTargets, chosenSource, obtainAccount, PUBLIC_DATA, Stop } from './setup-questions.js';
 import { applyToFile, applyWithClaude, type Context } from './setup-writes.js';
 
 /** How to skip each question next time, said when setup stops on too many unusable answers. */
@@ -79,12 +70,14 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
       nodePath: facts.nodePath,
       which: (name) => findOnPath(name, io.env, facts.platform, facts.isFile),
     });
-  const baseUrl = flags.remove
+  const account = flags.remove
     ? undefined
-    : source === 'public'
-      ? PUBLIC_DATA
-      : await obtainBaseUrl(flags, facts, io);
-  if (baseUrl === PUBLIC_DATA) {
+    : await obtainAccount(flags, io, facts, {
+        source,
+        keyInFile: chosen.some((t) => t.client.keyInFile),
+        print: ctx.print,
+      });
+  if (account === PUBLIC_DATA) {
     const how = launch();
     io.stderr(
       'Source: the public origins (real data recorded on this machine; no account, no key). Check them with `model-feed-mcp doctor --source public`.\n',
@@ -92,19 +85,8 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
     io.stderr(`Command: ${how.how}\n`);
     entry = publicEntryFor(how);
     vscodeEntry = entry;
-  } else if (!flags.remove) {
-    if (!baseUrl) {
-      throw new Stop(
-        EXIT.usage,
-        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account). ${NO_ACCOUNT}`,
-      );
-    }
-    const keyInFile = chosen.some((t) => t.client.keyInFile);
-    const needKey = keyInFile && !ctx.print;
-    // VS Code alone asks for the key itself; one found in the environment is still checked.
-    const config = keyInFile
-      ? await obtainCheckedKey(flags, io, facts, baseUrl, needKey)
-      : await checkKey(flags, io, baseUrl, io.env[ENV.apiKey]?.trim() || undefined, needKey);
+  } else if (account) {
+    const { config, baseUrl } = account;
     ctx.key = config.apiKey;
     ctx.secrets = config.secrets;
     const how = launch();
@@ -154,8 +136,10 @@ export async function runSetup(
       return error.code;
     }
     if (error instanceof PromptCancelled) {
-      io.stderr('model-feed-mcp setup: cancelled; nothing was written.\n');
-      return EXIT.failed;
+      // Ctrl-C at the hidden prompt arrives as a key, not as SIGINT: the same words and status
+      // as Ctrl-C at the other prompts (stop-signals.ts).
+      io.stderr('model-feed-mcp setup: stopped by SIGINT; nothing was written.\n');
+      return EXIT_BY_SIGNAL.SIGINT;
     }
     if (error instanceof InputEnded) {
       io.stderr(

@@ -17,7 +17,7 @@ const KEY_VAR = [ENV.apiKey, '<your key>'] as const;
 const BASE_URL_VAR = [ENV.baseUrl, 'https://<service host>'] as const;
 const CREATE_KEY = "Create a key on the service's account screen; it is shown only once.";
 /** The ways on without an account, where the key or base URL is missing. */
-const NO_ACCOUNT = {
+export const NO_ACCOUNT = {
   shell:
     'No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).',
   client:
@@ -196,7 +196,7 @@ export function checkBaseUrl(
     const base = `${url.origin}${path.slice(0, endpoint.index)}`;
     return {
       error: new ConfigError(
-        `${source.origin} points at ${echoUrlPath(endpoint[0], secrets)}, an endpoint of the service, not its base URL. Use ${shownUrl(base)} (the runner adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
+        `${source.origin} points at ${echoUrlPath(endpoint[0], secrets)}, an endpoint of the service, not its base URL. Use ${shownUrl(base)} (model-feed-mcp adds /api/v1/…; /api/mcp is the hosted tool endpoint, for clients that connect to it directly).`,
         ENV.baseUrl,
         '--base-url',
       ),

@@ -3,6 +3,7 @@
  * A missing or unusable key or base URL fails with the same text every tool call would give.
  */
 
+import { NO_ACCOUNT } from '../config/key-and-base-url.js';
 import { type Config, ENV } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { type Check, check } from './check.js';
@@ -15,6 +16,8 @@ export interface SettingsFacts {
   env: Env;
   /** Base URL of the in-process sandbox, when `--sandbox` is on. */
   sandboxUrl: string | undefined;
+  /** The ways on without an account have a line of their own: the fix does not repeat them. */
+  noAccountApart?: boolean;
 }
 
 function from(origin: string | undefined): string {
@@ -50,7 +53,8 @@ export function checkSettings(facts: SettingsFacts): Check {
   for (const warning of config.warnings) parts.push(`WARNING: ${warning}`);
   const detail = parts.join('; ');
   if (config.setupError) {
-    const fix = describeError(config.setupError);
+    const described = describeError(config.setupError);
+    const fix = facts.noAccountApart ? described.replace(` ${NO_ACCOUNT.shell}`, '') : described;
     return check('settings', {
       status: 'fail',
       detail,

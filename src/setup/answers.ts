@@ -35,6 +35,19 @@ const MAX_BASE_URL = 2_048;
 /** One pair of quote marks around the whole answer, as copied from a JSON or .env file. */
 const QUOTED = /^(["'`\u2018\u201c])(.*)(["'`\u2019\u201d])$/s;
 
+/** What a terminal in bracketed-paste mode sends around a paste (setup does not turn that mode on). */
+const PASTE_START = '\x1b[200~';
+const PASTE_END = '\x1b[201~';
+
+/** Each opening quote mark with the closing one that pairs with it. */
+const CLOSING_QUOTE: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '`': '`',
+  '\u2018': '\u2019',
+  '\u201c': '\u201d',
+};
+
 /** Shorter than this, a token with no dot, colon or slash is a host name (`localhost`, `feedbox`). */
 const MIN_KEY_LIKE = 12;
 
@@ -53,6 +66,9 @@ function looksLikeKey(text: string): boolean {
  * with http:// when the host is this machine (the only place plain http may carry the key).
  */
 export function checkTypedBaseUrl(typed: string): Verdict<string> {
+  if (typed.startsWith(PASTE_START) && typed.endsWith(PASTE_END)) {
+    return checkTypedBaseUrl(typed.slice(PASTE_START.length, -PASTE_END.length).trim());
+  }
   const shown = shownAnswer(typed);
   if (typed === '') return { problem: 'No base URL typed: it comes with your account.' };
   if (typed.length > MAX_BASE_URL) {
@@ -60,7 +76,12 @@ export function checkTypedBaseUrl(typed: string): Verdict<string> {
       problem: `That answer is ${typed.length.toLocaleString('en-US')} characters long, more than a base URL can be (${MAX_BASE_URL.toLocaleString('en-US')}): type the base URL alone.`,
     };
   }
-  const unquoted = QUOTED.exec(typed)?.[2];
+  const quoted = QUOTED.exec(typed);
+  const unquoted = quoted?.[2];
+  // A matching pair is how JSON, .env files and shells write a URL: taken as the URL inside.
+  if (quoted && unquoted !== undefined && CLOSING_QUOTE[quoted[1]!] === quoted[3]) {
+    return checkTypedBaseUrl(unquoted);
+  }
   // A key typed one question early: never shown, never offered back as a host name.
   if (!SCHEME.test(unquoted ?? typed) && looksLikeKey(unquoted ?? typed)) {
     return {

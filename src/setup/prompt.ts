@@ -99,27 +99,44 @@ export function parseChoice(
   if (text === '') return [...defaults];
   if (text === 'all' || text === 'a') return Array.from({ length: count }, (_, i) => i);
   const picked = new Set<number>();
-  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
-    const n = /^\d+$/.test(part) ? Number(part) - 1 : named(part);
-    if (n === undefined || !Number.isInteger(n) || n < 0 || n >= count) return undefined;
-    picked.add(n);
+  const item = (word: string) => (/^\d+$/.test(word) ? Number(word) - 1 : named(word));
+  // A name as the list shows it may hold a space ("vs code"): each comma-separated part is tried
+  // whole first, then word by word.
+  const parts = text.split(',').map((part) => part.trim());
+  for (const part of parts.filter(Boolean)) {
+    const whole = /\s/.test(part) ? named(part) : undefined;
+    for (const n of whole === undefined ? part.split(/\s+/).map(item) : [whole]) {
+      if (n === undefined || !Number.isInteger(n) || n < 0 || n >= count) return undefined;
+      picked.add(n);
+    }
   }
   return picked.size ? [...picked].sort((a, b) => a - b) : undefined;
 }
 
+/** A line typed with no echo, and whether a special key was pressed in it. */
+export interface HiddenAnswer {
+  text: string;
+  /** An arrow key, Escape or another key that sends an escape sequence (a paste's markers aside). */
+  specialKeys: boolean;
+}
+
 /**
- * A line typed with no echo (the terminal in raw mode): Enter ends it, Backspace deletes, Ctrl-C
- * cancels, and Ctrl-D on an empty line (or stdin's end) is the end of input. A pasted key arrives
- * as one chunk; that is handled too.
+ * A line typed with no echo (the terminal in raw mode): Enter ends it, Backspace deletes, Ctrl-U
+ * clears the line, Ctrl-C cancels (raw mode turns it into a key, not SIGINT), and Ctrl-D on an
+ * empty line (or stdin's end) is the end of input. A pasted key arrives as one chunk, with the
+ * markers of a bracketed paste around it when the terminal is in that mode; the markers are
+ * dropped. Any other escape sequence is kept out of the answer and reported, since the person
+ * cannot see what it did to a line they cannot see.
  */
 export function readHidden(
   input: TtyInput,
   write: (text: string) => void,
   question: string,
-): Promise<string> {
+): Promise<HiddenAnswer> {
   return new Promise((resolve, reject) => {
     write(question);
     let value = '';
+    let specialKeys = false;
     const raw = typeof input.setRawMode === 'function';
     const finish = (error?: Error): void => {
       input.off('data', onData);
@@ -128,12 +145,14 @@ export function readHidden(
       input.pause();
       write('\n');
       if (error) reject(error);
-      else resolve(value.trim());
+      else resolve({ text: value.trim(), specialKeys });
     };
     const escapes = escapeSkipper();
     const onData = (chunk: Buffer | string): void => {
       for (const ch of chunk.toString()) {
-        if (escapes.skips(ch)) continue;
+        const skipped = escapes.skips(ch);
+        if (escapes.endedSpecialKey()) specialKeys = true;
+        if (skipped) continue;
         if (ch === '\r' || ch === '\n' || (ch === '\u0004' && value !== '')) {
           finish();
           return;
@@ -146,7 +165,10 @@ export function readHidden(
           finish(new InputEnded());
           return;
         }
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        if (ch === '\u0015') {
+          value = '';
+          specialKeys = false;
+        } else if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
         else if (ch >= ' ') value += ch;
       }
     };
@@ -158,42 +180,64 @@ export function readHidden(
   });
 }
 
+/** What a terminal in bracketed-paste mode sends around a paste: `ESC [ 200 ~` … `ESC [ 201 ~`. */
+const PASTE_MARKERS = new Set(['\x1b[200~', '\x1b[201~']);
+
 /**
  * Recognises the escape sequences a terminal sends for keys and pastes (arrow keys `ESC [ C`,
  * `ESC O D`; bracketed paste's `ESC [ 200 ~` and `ESC [ 201 ~`), character by character, so that
  * none of their characters becomes part of a hidden answer, even when one arrives split across
- * reads. `skips(ch)` says whether `ch` belongs to a sequence.
+ * reads. `skips(ch)` says whether `ch` belongs to a sequence; `endedSpecialKey()` says, once, that
+ * a sequence other than a paste marker (or a lone Escape) has ended.
  */
-export function escapeSkipper(): { skips(ch: string): boolean } {
+export function escapeSkipper(): { skips(ch: string): boolean; endedSpecialKey(): boolean } {
   // 'esc': after ESC; 'csi': inside ESC [ …, up to its final byte; 'ss3': the one key after ESC O.
   let state: 'text' | 'esc' | 'csi' | 'ss3' = 'text';
+  let sequence = '';
+  let special = false;
+  const end = (): void => {
+    state = 'text';
+    if (!PASTE_MARKERS.has(sequence)) special = true;
+    sequence = '';
+  };
+  const skips = (ch: string): boolean => {
+    switch (state) {
+      case 'text':
+        if (ch !== '\x1b') return false;
+        state = 'esc';
+        sequence = ch;
+        return true;
+      case 'esc':
+        // Enter or Ctrl-C after a lone Escape is the user's, not part of a sequence.
+        if (ch < ' ') {
+          end();
+          return false;
+        }
+        sequence += ch;
+        if (ch === '[') state = 'csi';
+        else if (ch === 'O') state = 'ss3';
+        else end();
+        return true;
+      case 'csi':
+        // Parameters and intermediates (0x20-0x3f) continue it; a final byte (0x40-0x7e) ends it.
+        if (ch < ' ' || ch > '~') {
+          end();
+          return false;
+        }
+        sequence += ch;
+        if (ch >= '@') end();
+        return true;
+      case 'ss3':
+        end();
+        return ch >= ' ';
+    }
+  };
   return {
-    skips(ch) {
-      switch (state) {
-        case 'text':
-          if (ch !== '\x1b') return false;
-          state = 'esc';
-          return true;
-        case 'esc':
-          // Enter or Ctrl-C after a lone Escape is the user's, not part of a sequence.
-          if (ch < ' ') {
-            state = 'text';
-            return false;
-          }
-          state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
-          return true;
-        case 'csi':
-          // Parameters and intermediates (0x20-0x3f) continue it; a final byte (0x40-0x7e) ends it.
-          if (ch < ' ' || ch > '~') {
-            state = 'text';
-            return false;
-          }
-          if (ch >= '@') state = 'text';
-          return true;
-        case 'ss3':
-          state = 'text';
-          return ch >= ' ';
-      }
+    skips,
+    endedSpecialKey() {
+      const ended = special;
+      special = false;
+      return ended;
     },
   };
 }

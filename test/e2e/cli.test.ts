@@ -305,13 +305,16 @@ describe('messages that fit what people type', () => {
 
   it('call and doctor with neither key nor base URL: one message naming both, as shell exports', async () => {
     const both =
-      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once). No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).";
+      "No service address and no API key: set MODEL_FEED_BASE_URL and MODEL_FEED_API_KEY in this shell, e.g. export MODEL_FEED_BASE_URL=https://<service host> MODEL_FEED_API_KEY=<your key>. The base URL comes with your account; create a key on the service's account screen (it is shown only once).";
+    const noAccount =
+      ' No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).';
     const call = await run(['call', 'search_models']);
-    expect(call).toEqual({ code: 2, stdout: '', stderr: `${both}\n` });
+    expect(call).toEqual({ code: 2, stdout: '', stderr: `${both}${noAccount}\n` });
     const doctor = await run(['doctor', '--json']);
     const settings = (
       JSON.parse(doctor.stdout) as { checks: Array<{ id: string; fix?: string }> }
     ).checks.find((c) => c.id === 'settings');
+    // doctor says the ways on without an account on a line of their own (Data source), once.
     expect(settings?.fix).toBe(both);
   });
 
@@ -419,7 +422,7 @@ describe('flags where people type them', () => {
     const watch = await run(['watch', '--once', '--sandbox', '--watch-interval', '5']);
     expect(watch.code).toBe(2);
     expect(watch.stderr.split('\n')[0]).toBe(
-      "error: unknown option '--watch-interval' for watch: --watch-interval is a setting of the server (model-feed-mcp) and doctor. Did you mean --interval?",
+      "error: unknown option '--watch-interval' for watch: --watch-interval is a setting of the server (model-feed-mcp). Did you mean --interval?",
     );
     const check = await run(['check', '--sandbx']);
     expect(check.code).toBe(2);

@@ -98,10 +98,29 @@ describe('a base URL typed at the prompt', () => {
     expect(checkTypedBaseUrl(typed)).toMatchObject({ offer });
   });
 
-  it('a URL in quotes (copied from a JSON or .env file) is offered without them', () => {
-    expect(checkTypedBaseUrl('"http://127.0.0.1:8080"')).toEqual({
+  it.each(['"http://127.0.0.1:8080"', "'http://127.0.0.1:8080'", '\u201chttp://127.0.0.1:8080\u201d'])(
+    'a URL in a pair of quotes (copied from a JSON or .env file) is taken without them: %s',
+    (typed) => {
+      expect(checkTypedBaseUrl(typed)).toEqual({ value: 'http://127.0.0.1:8080' });
+    },
+  );
+
+  it('a URL pasted with the terminal in bracketed-paste mode is taken without the markers', () => {
+    expect(checkTypedBaseUrl('\x1b[200~http://127.0.0.1:8080\x1b[201~')).toEqual({
+      value: 'http://127.0.0.1:8080',
+    });
+  });
+
+  it('quote marks that do not pair are refused, the URL without them offered', () => {
+    expect(checkTypedBaseUrl('"http://127.0.0.1:8080\'')).toEqual({
       problem: '"http://127.0.0.1:8080" has quote marks around it, which a URL does not.',
       offer: 'http://127.0.0.1:8080',
+    });
+  });
+
+  it('a quoted URL is judged as any other: plain http to another host is refused', () => {
+    expect(checkTypedBaseUrl('"http://feed.example.com"')).toMatchObject({
+      offer: 'https://feed.example.com',
     });
   });
 

@@ -11,6 +11,15 @@ describe('client names and the advice at the end', () => {
     expect(closestClientName('windsurfer')).toBe('windsurf');
     expect(closestClientName('gemini-cl')).toBe('gemini-cli');
     expect(closestClientName('notepad')).toBeUndefined();
+    // Two edits from "code", but not a client anyone meant.
+    expect(closestClientName('none')).toBeUndefined();
+    expect(closestClientName('vscod')).toBe('vscode');
+  });
+
+  it('finds a client by the name the list shows, spaces and case as typed', () => {
+    expect(findClient('VS Code')?.id).toBe('vscode');
+    expect(findClient('gemini cli')?.id).toBe('gemini');
+    expect(findClient('Claude Desktop')?.id).toBe('claude-desktop');
   });
 
   it('advises only for the clients configured, each once', () => {

@@ -15,6 +15,20 @@ describe('the hidden prompt drops what a terminal sends for keys and pastes', ()
     expect(kept('\x1b[200~mfsk_key\x1b[201~')).toBe('mfsk_key');
   });
 
+  it('says when a key other than a paste marker ended, once', () => {
+    const skipper = escapeSkipper();
+    const ended = (typed: string): number =>
+      [...typed].filter((ch) => {
+        skipper.skips(ch);
+        return skipper.endedSpecialKey();
+      }).length;
+    expect(ended('\x1b[200~mfsk_key\x1b[201~')).toBe(0);
+    expect(ended('ab\x1b[Ccd')).toBe(1);
+    expect(ended('\x1bOD')).toBe(1);
+    expect(ended('key\x1b\r')).toBe(1);
+    expect(ended('\x1b[1;5D\x1b[C')).toBe(2);
+  });
+
   it('Enter or Ctrl-C right after a lone Escape still ends the answer: a control character ends a sequence', () => {
     expect(kept('key\x1b\r')).toBe('key\r');
     expect(kept('key\x1b\x03')).toBe('key\x03');

@@ -87,12 +87,12 @@ describe('setup at a terminal', () => {
     });
   });
 
-  it('Ctrl-C at the key prompt cancels: nothing written, exit 1', async () => {
+  it('Ctrl-C at the key prompt stops setup as SIGINT does at the other prompts: nothing written, exit 130', async () => {
     const home = tempFolder('mf-setup-tty-');
     const t = terminal([[/API key/, '\u0003']]);
     const code = await runSetup({ client: ['cursor'], baseUrl: sandbox.url }, t.io, facts(home, t.stdin));
-    expect(code).toBe(1);
-    expect(t.err()).toContain('cancelled; nothing was written.');
+    expect(code).toBe(130);
+    expect(t.err()).toContain('stopped by SIGINT; nothing was written.');
     expect(existsSync(join(home, '.cursor'))).toBe(false);
   });
 });
@@ -188,6 +188,10 @@ describe('prompt pieces', () => {
     const named = (word: string) => ({ cursor: 2, codex: 5 })[word];
     expect(parseChoice('codex, 1 Cursor', 8, [], named)).toEqual([0, 2, 5]);
     expect(parseChoice('cursor notepad', 8, [], named)).toBeUndefined();
+    // A name with a space, as the list shows it, is one name.
+    const listed = (word: string) => ({ 'vs code': 3, cursor: 2 })[word];
+    expect(parseChoice('VS Code, 1', 8, [], listed)).toEqual([0, 3]);
+    expect(parseChoice('cursor 1', 8, [], listed)).toEqual([0, 2]);
   });
 
   it('reads a hidden line from a pasted chunk, and the first piped line', async () => {
@@ -195,7 +199,7 @@ describe('prompt pieces', () => {
     const shown: string[] = [];
     const typed = readHidden(tty, (t) => shown.push(t), 'key: ');
     tty.write('secret-key\r');
-    expect(await typed).toBe('secret-key');
+    expect(await typed).toEqual({ text: 'secret-key', specialKeys: false });
     expect(shown.join('')).toBe('key: \n');
     const pipe = new PassThrough();
     pipe.end('  piped-key \nsecond line\n');

@@ -7,6 +7,7 @@
 import { isAbsolute, join } from 'node:path';
 import { closestTool } from '../../call-flags.js';
 import type { PlatformFacts } from '../../store/paths.js';
+import { editDistance } from '../../text/edit-distance.js';
 import type { FileFormat } from '../entry.js';
 import { codexToml } from './codex-toml.js';
 import { mcpServersJson } from './mcp-servers-json.js';
@@ -152,16 +153,37 @@ export const CLIENTS: readonly ClientDef[] = [
 ];
 
 /** The client a `--client` value names, or undefined. */
+/** A client's name as typed, with its spaces, underscores and case evened out: "VS Code" → vs-code. */
+function nameKey(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-');
+}
+
+/** The client of an id, an alias, or the name the list shows ("VS Code", "Gemini CLI"). */
 export function findClient(name: string): ClientDef | undefined {
-  const wanted = name.trim().toLowerCase();
-  return CLIENTS.find((c) => c.id === wanted || c.aliases.includes(wanted));
+  const wanted = nameKey(name);
+  return CLIENTS.find((c) => c.id === wanted || c.aliases.includes(wanted) || nameKey(c.name) === wanted);
 }
 
 const CLIENT_NAMES = [...new Set(CLIENTS.flatMap((c) => [c.id, ...c.aliases]))];
 
-/** The `--client` name most like an unknown one (`cursr` → `cursor`), as `call` finds a tool's. */
+/**
+ * The `--client` name most like an unknown one (`cursr` → `cursor`), as `call` finds a tool's, but
+ * stricter with short words: two edits turn "none" into "code", which no one meant.
+ */
 export function closestClientName(typed: string): string | undefined {
-  return closestTool(typed.trim(), CLIENT_NAMES);
+  const wanted = nameKey(typed);
+  const closest = closestTool(wanted, CLIENT_NAMES);
+  if (closest === undefined) return undefined;
+  const words = (name: string) => name.split('-');
+  const related =
+    closest.startsWith(wanted) ||
+    wanted.startsWith(closest) ||
+    words(wanted).some((w) => words(closest).includes(w)) ||
+    editDistance(wanted, closest) <= Math.max(1, Math.floor(wanted.length / 3));
+  return related ? closest : undefined;
 }
 
 /**
