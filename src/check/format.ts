@@ -158,6 +158,8 @@ const jsonReference = (o: Occurrence) => ({
   column: o.column,
   text: o.text,
   model: o.modelId,
+  ...(o.version !== undefined && { version: o.version }),
+  ...(o.variant !== undefined && { variant: o.variant }),
   findings: o.findings,
 });
 

@@ -107,7 +107,11 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
           column: r.column,
           text: r.text,
           modelId: r.modelId,
-          findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
+          ...(r.version !== undefined && { version: r.version }),
+          ...(r.variant !== undefined && { variant: r.variant }),
+          findings: r.modelId
+            ? findings(r.modelId, r.variant ?? null)
+            : [{ kind: 'not_listed', suggestions: r.suggestions }],
         })),
         {
           ...scan.counts,
