@@ -111,23 +111,22 @@ describe('check', () => {
     expect(report.references[3]!.findings[0]).toMatchObject({ suggestions: ['openai/gpt-4o'] });
   });
 
-  it('text: grouped by file, each reference on a line of its own, then the summary', async () => {
+  it('text: the verdict and the summary first, then each model with its places', async () => {
     const result = await check([]);
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toBe('config/models.yaml');
-    expect(lines[1]).toMatch(
-      /^ {2}config\/models\.yaml:1:10 {2}z-ai\/glm-5\.1 → z-ai\/glm-5\.1 {2}price increase since 2026-06-01: input \$0\.98 → \$0\.975, output \$3\.08 → \$4\.3 per 1M tokens; cheaper: /,
-    );
-    expect(lines).toContain('src/app.py');
+    expect(lines.slice(0, 2)).toEqual([
+      'Failed: 2 failing findings (1 deprecated, 1 not listed) not in the baseline (--fail-on deprecated,not_listed).',
+      '3 files scanned, 4 references to 3 catalog models, findings: 1 deprecated, 1 not listed, 1 price increase; skipped: 1 binary.',
+    ]);
     expect(result.stdout).toContain(
-      '  src/app.py:4:11  openai/gpt-4o-transcribe → (not in the catalog)  not listed; did you mean openai/gpt-4o?',
+      '\n✖ openai/gpt-4o-transcribe (not in the catalog) fails: not listed; did you mean openai/gpt-4o? · 1 reference\n    src/app.py:4:11  openai/gpt-4o-transcribe\n',
+    );
+    expect(result.stdout).toMatch(
+      /\n• z-ai\/glm-5\.1 {2}price increase since 2026-06-01: input \$0\.98 → \$0\.975, output \$3\.08 → \$4\.3 per 1M tokens · 1 reference\n {4}config\/models\.yaml:1:10 {2}z-ai\/glm-5\.1\n/,
     );
     expect(result.stdout).toContain(
-      '3 files scanned, 4 references, findings: 1 deprecated, 1 not listed, 1 price increase, 3 cheaper; skipped: 1 binary.',
-    );
-    expect(result.stdout).toContain(
-      'Failed: a finding of a kind in --fail-on (deprecated,not_listed) is not in the baseline.',
+      '\n  openai/gpt-4o-mini · 1 reference\n    src/app.py:3:13  gpt-4o-mini\n',
     );
   });
 
@@ -221,7 +220,7 @@ describe('check', () => {
     const fresh = await check(['--baseline', 'model-feed-baseline.json']);
     expect(fresh.code).toBe(1);
     expect(fresh.stdout).toContain(
-      'src/new.py:1:10  openai/gpt-4o-realtime → (not in the catalog)  not listed',
+      '✖ openai/gpt-4o-realtime (not in the catalog) fails: not listed; did you mean openai/gpt-4o? · 1 reference\n    src/new.py:1:10  openai/gpt-4o-realtime\n',
     );
     expect(fresh.stdout).toContain('[baselined]');
   });
