@@ -24,8 +24,8 @@ const table = (chars: string) => {
 const LETTERS_DIGITS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 /** What ids and URLs are made of, as near-miss.ts reads them. */
 export const ID_BYTE = table(`${LETTERS_DIGITS}._:/-`);
-/** What a key, parameter, variable or flag name is made of (`model_name`, `this.modelId`, `--model`). */
-const NAME_BYTE = table(`${LETTERS_DIGITS}_$.-`);
+/** What a key, parameter, variable or flag name is made of (`model_name`, `this.model?.id`, `--model`). */
+const NAME_BYTE = table(`${LETTERS_DIGITS}_$.?-`);
 const SPACE = table(' \t\r\n');
 const QUOTE = table('"\'`');
 const ALPHANUMERIC = table(LETTERS_DIGITS);
@@ -80,14 +80,24 @@ export function vendorSpellings(vendors: Iterable<string>): Set<string> {
   return spellings;
 }
 
+/** Words that join the members of a list in prose: "`gpt-4o` or `o3`". */
+const isJoiningWord = (word: string) => word === 'or' || word === 'and';
+
 /**
  * Whether the code before `start` says that what starts there is a model: a key, parameter,
  * variable or flag whose name holds `model` (`model: "o3"`, `modelId = "o3"`, `model_name="o3"`,
  * `--model o3`, `"--model", "o3"`, `type ChatModelId = | 'o1' | 'o3'`), a call of a vendor's
- * provider (`openai("o3")`, `openai.chat("o3")`), or a vendor before it (`openai/o3`). A string
- * literal alone is not enough: `tool_choice: "auto"`, `R = "r1"`, `{"optimize": "O3"}`.
+ * provider (`openai("o3")`, `openai.chat("o3")`), a vendor before it (`openai/o3`), or a list
+ * whose member before it is a model (`previous`, where the reference before this one starts:
+ * `"gpt-5-mini", "o3"`, `gpt-4o or o3`, `(o1, o3)`). A string literal alone is not enough:
+ * `tool_choice: "auto"`, `R = "r1"`, `{"optimize": "O3"}`.
  */
-export function saysModel(bytes: Uint8Array, start: number, vendors: ReadonlySet<string>): boolean {
+export function saysModel(
+  bytes: Uint8Array,
+  start: number,
+  vendors: ReadonlySet<string>,
+  previous = -1,
+): boolean {
   const floor = Math.max(0, start - LOOKBACK);
   let i = start - 1;
   if (i >= floor && bytes[i] === SLASH) {
@@ -97,21 +107,35 @@ export function saysModel(bytes: Uint8Array, start: number, vendors: ReadonlySet
   }
   if (i >= floor && QUOTE[bytes[i]!]) i--;
   // The members of a list before it, back to what the list is.
+  let inList = false;
   for (;;) {
     while (i >= floor && SPACE[bytes[i]!]) i--;
     if (i < floor) return false;
     const byte = bytes[i]!;
     if (byte === COMMA || byte === PIPE || byte === OPEN_BRACKET) {
+      inList = true;
       i--;
       continue;
     }
-    if (!QUOTE[byte]) break;
-    const close = i;
-    for (i--; i >= floor && bytes[i] !== byte && bytes[i] !== NEWLINE; i--);
-    if (i < floor || bytes[i] !== byte) return false;
-    // A flag given as a list member before it: `["--model", "o3"]`.
-    if (asciiLower(bytes, i + 1, close).includes('model')) return true;
-    i--;
+    if (QUOTE[byte]) {
+      const close = i;
+      for (i--; i >= floor && bytes[i] !== byte && bytes[i] !== NEWLINE; i--);
+      if (i < floor || bytes[i] !== byte) return false;
+      // A flag given as a list member before it (`["--model", "o3"]`), or a model.
+      if (previous > i && previous < close) return true;
+      if (asciiLower(bytes, i + 1, close).includes('model')) return true;
+      i--;
+      continue;
+    }
+    if (!NAME_BYTE[byte]) break;
+    // A bare member, or a word joining members: only in a list, else it is what the list is.
+    const end = i + 1;
+    let j = i;
+    while (j >= floor && NAME_BYTE[bytes[j]!]) j--;
+    if (previous > j && previous < end) return true;
+    if (!inList && !isJoiningWord(asciiLower(bytes, j + 1, end))) break;
+    inList = true;
+    i = j;
   }
   let operator = false;
   let call = false;
@@ -130,6 +154,18 @@ export function saysModel(bytes: Uint8Array, start: number, vendors: ReadonlySet
   const name = asciiLower(bytes, i + 1, end);
   if (name.includes('model')) return true;
   return call && vendors.has(name.split('.')[0]!);
+}
+
+/** Whether the word after a name, on its line, is `model` or `models`: "With o1 models and newer". */
+export function modelWordAfter(bytes: Uint8Array, end: number): boolean {
+  let i = end;
+  if (QUOTE[bytes[i]!]) i++;
+  if (bytes[i] !== 32 && bytes[i] !== 9) return false;
+  while (bytes[i] === 32 || bytes[i] === 9) i++;
+  const word = asciiLower(bytes, i, Math.min(bytes.length, i + 7));
+  if (!word.startsWith('model')) return false;
+  const after = word.startsWith('models') ? i + 6 : i + 5;
+  return after >= bytes.length || !NAME_BYTE[bytes[after]!];
 }
 
 /** How many digits start at `at`. */

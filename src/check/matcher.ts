@@ -22,7 +22,7 @@
  */
 
 import { type Automaton, compileAutomaton, eachReference } from './automaton.js';
-import { describeSuffix, inUrl, saysModel, vendorSpellings } from './context.js';
+import { describeSuffix, inUrl, modelWordAfter, saysModel, vendorSpellings } from './context.js';
 import { namespacesOf, suggester, TokenCursor } from './near-miss.js';
 import { bytesOf, unitsOf } from './offsets.js';
 
@@ -161,6 +161,17 @@ function collectPatterns(models: readonly CatalogNames[]): Map<string, Pattern> 
     if (slash > 0) add(model.id.slice(slash + 1), model.id, 'name');
     add(model.name, model.id, 'name');
   }
+  // A variant listed without its base (`openai/gpt-5-codex:batch` alone): code names the base,
+  // and means that model. Added last, so that any model of that name keeps it.
+  for (const model of models) {
+    const colon = model.id.indexOf(':');
+    const slash = model.id.indexOf('/');
+    if (colon <= slash + 1) continue;
+    const base = model.id.slice(0, colon);
+    if (patterns.has(base.toLowerCase())) continue;
+    add(base, model.id, 'id');
+    add(base.slice(slash + 1), model.id, 'name');
+  }
   return patterns;
 }
 
@@ -171,11 +182,12 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
   const suggest = suggester(namespaces);
   const vendors = vendorSpellings(namespaces.byVendor.keys());
   /** Whether a match is a reference, by what the text around it says (context.ts). */
-  const stands = (bytes: Uint8Array, start: number, end: number, pattern: number) =>
+  const stands = (bytes: Uint8Array, start: number, end: number, pattern: number, previous: number) =>
     !inUrl(bytes, start) &&
     (!automaton.patterns[pattern]!.ambiguous ||
       end - start > automaton.lengths[pattern]! ||
-      saysModel(bytes, start, vendors));
+      saysModel(bytes, start, vendors, previous) ||
+      modelWordAfter(bytes, end));
   /** The version or variant written after a match's name, if its end lies past the name. */
   const suffixOf = (bytes: Uint8Array, start: number, end: number, pattern: number) => {
     const nameEnd = start + automaton.lengths[pattern]!;
@@ -192,8 +204,11 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       const bytes = encoder.encode(text);
       const units = bytes.length === text.length ? (offset: number) => offset : unitsOf(bytes);
       const references: Reference[] = [];
+      /** Where the last reference kept starts: a short name in a list after it is a model too. */
+      let previous = -1;
       eachReference(automaton, bytes, (start, end, index) => {
-        if (!stands(bytes, start, end, index)) return;
+        if (!stands(bytes, start, end, index, previous)) return;
+        previous = start;
         const { modelId, kind } = automaton.patterns[index]!;
         references.push({
           start: units(start),
@@ -262,6 +277,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       const tokens = new TokenCursor(bytes, namespaces);
       let token = tokens.next();
       let covered = 0;
+      let previous = -1;
       const tokensBefore = (limitStart: number) => {
         for (; token && tokens.start < limitStart; token = tokens.next()) {
           if (tokens.start < covered || tokens.end > limitStart) continue;
@@ -271,7 +287,8 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
         }
       };
       eachReference(automaton, bytes, (start, end, pattern) => {
-        if (!stands(bytes, start, end, pattern)) return;
+        if (!stands(bytes, start, end, pattern, previous)) return;
+        previous = start;
         tokensBefore(start);
         // A version or variant makes another text of the same pattern: listed as a text of its own.
         const suffixed = end - start > automaton.lengths[pattern]!;

@@ -214,6 +214,12 @@ describe('what the text around a name says', () => {
     ['a vendor provider call', 'const m = openai("o3");'],
     ['a vendor provider method', "openai.chat('o3')"],
     ['a vendor before it', 'use deepseek/o3 here'.replace('deepseek', 'openai')],
+    ['a model before it in a list', '"gpt-4o", "o3"'],
+    ['a model before it in prose', 'like `gpt-4o` or `o3`'],
+    ['a model before it in a bare list', 'models (gpt-4o, grok-4, o3, etc.)'],
+    ['a short model before it, itself after a model word', 'reasoning models (o3, r1, etc.)'],
+    ['an optional chain', 'this.model?.startsWith("o3")'],
+    ['prose that says model after it', 'With o3 models and newer'],
   ])('takes a short name after %s', (_what, text) => {
     expect(models(text)).toContain(text.includes('openai/o3') ? 'openai/o3' : 'o3');
   });
@@ -224,6 +230,8 @@ describe('what the text around a name says', () => {
     ['a tool choice', 'tool_choice: "auto"'],
     ['prose', 'the O3 level of optimisation'],
     ['another call', 'compile("o3")'],
+    ['a list of other things', 'flags = ["-O2", "o3"]'],
+    ['a word that only starts with model', 'o3 modelling'],
   ])('leaves out a short name after %s', (_what, text) => {
     expect(models(text)).toEqual([]);
   });
@@ -245,6 +253,14 @@ describe('what the text around a name says', () => {
       ['gpt-4o-2024', 'openai/gpt-4o', '2024', undefined],
       ['gpt-4o', 'openai/gpt-4o', undefined, undefined],
       ['gpt-4o', 'openai/gpt-4o', undefined, undefined],
+    ]);
+  });
+
+  it('takes the base of a variant listed without it for that variant', () => {
+    const batch = compileMatcher([{ id: 'openai/gpt-5-codex:batch', name: 'GPT-5 Codex (batch)' }]);
+    expect(found('model: "gpt-5-codex" or openai/gpt-5-codex', batch)).toEqual([
+      ['gpt-5-codex', 'openai/gpt-5-codex:batch', 'name'],
+      ['openai/gpt-5-codex', 'openai/gpt-5-codex:batch', 'id'],
     ]);
   });
 
