@@ -2,15 +2,21 @@
  * What the text around a name says about it, on UTF-8 bytes (only ASCII decides, so the answers are
  * the same for a string's encoding): whether it sits in a URL, whether the code around it says
  * "model", and the version or variant suffix written after it. Pure, and bounded: each question
- * looks at most LOOKBACK bytes back, and only at a match, so a file costs its bytes as before.
+ * looks at most URL_LOOKBACK or CONTEXT_LOOKBACK bytes back, and only at a match.
  */
 
 import { isDigit, TOKEN_BYTE } from './token-boundaries.js';
 
 const encoder = new TextEncoder();
 
-/** How far back a question looks: a line of code, a list of a few dozen names. */
-const LOOKBACK = 2048;
+/** How far back a URL is looked for: the longest URLs in code are a few hundred bytes. */
+const URL_LOOKBACK = 2048;
+/**
+ * How far back the code around a short name is read: a key and a list of a dozen names. Every
+ * short name in a file may cost this much (4 MB of long quoted names with a short one between
+ * each took 1.5 s at 2 KB).
+ */
+const CONTEXT_LOOKBACK = 512;
 
 const [SLASH, COLON, DASH, DOT, EQUALS, BANG, OPEN_PAREN, COMMA, PIPE, OPEN_BRACKET, NEWLINE] = [
   47, 58, 45, 46, 61, 33, 40, 44, 124, 91, 10,
@@ -34,11 +40,33 @@ const asciiLower = (bytes: Uint8Array, start: number, end: number) =>
   String.fromCharCode(...bytes.subarray(start, end)).toLowerCase();
 
 /**
+ * At most this many members of a list are read back: a model list names one near the name (its
+ * previous member, mostly), and a file of a million short names in one list must not read the
+ * list back a million times (4 MB of `"o3", ` took 110 s).
+ */
+const MAX_MEMBERS = 32;
+
+const MODEL = encoder.encode('model');
+/** Whether the bytes from `start` spell `word` (lower-case ASCII letters), any case. */
+function spells(bytes: Uint8Array, start: number, word: Uint8Array): boolean {
+  for (let k = 0; k < word.length; k++) if ((bytes[start + k]! | 0x20) !== word[k]) return false;
+  return true;
+}
+/** Whether `start` to `end` holds `model`, any case, with no string made. */
+function holdsModel(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i + MODEL.length <= end; i++) {
+    if ((bytes[i]! | 0x20) === 109 && spells(bytes, i, MODEL)) return true;
+  }
+  return false;
+}
+const [OR, AND] = [encoder.encode('or'), encoder.encode('and')];
+
+/**
  * Whether the text from `start` is inside a URL: the run of id characters it is part of holds a
  * `://` before it. Not a model, whatever its path reads: `https://api.groq.com/openai/v1`.
  */
 export function inUrl(bytes: Uint8Array, start: number): boolean {
-  const floor = Math.max(0, start - LOOKBACK);
+  const floor = Math.max(0, start - URL_LOOKBACK);
   for (let i = start - 1; i >= floor; i--) {
     const byte = bytes[i]!;
     if (!ID_BYTE[byte]) return false;
@@ -81,7 +109,8 @@ export function vendorSpellings(vendors: Iterable<string>): Set<string> {
 }
 
 /** Words that join the members of a list in prose: "`gpt-4o` or `o3`". */
-const isJoiningWord = (word: string) => word === 'or' || word === 'and';
+const isJoiningWord = (bytes: Uint8Array, start: number, end: number) =>
+  (end - start === 2 && spells(bytes, start, OR)) || (end - start === 3 && spells(bytes, start, AND));
 
 /**
  * Whether the code before `start` says that what starts there is a model: a key, parameter,
@@ -98,7 +127,7 @@ export function saysModel(
   vendors: ReadonlySet<string>,
   previous = -1,
 ): boolean {
-  const floor = Math.max(0, start - LOOKBACK);
+  const floor = Math.max(0, start - CONTEXT_LOOKBACK);
   let i = start - 1;
   if (i >= floor && bytes[i] === SLASH) {
     const end = i;
@@ -108,6 +137,7 @@ export function saysModel(
   if (i >= floor && QUOTE[bytes[i]!]) i--;
   // The members of a list before it, back to what the list is.
   let inList = false;
+  let members = 0;
   for (;;) {
     while (i >= floor && SPACE[bytes[i]!]) i--;
     if (i < floor) return false;
@@ -123,7 +153,8 @@ export function saysModel(
       if (i < floor || bytes[i] !== byte) return false;
       // A flag given as a list member before it (`["--model", "o3"]`), or a model.
       if (previous > i && previous < close) return true;
-      if (asciiLower(bytes, i + 1, close).includes('model')) return true;
+      if (holdsModel(bytes, i + 1, close)) return true;
+      if (++members > MAX_MEMBERS) return false;
       i--;
       continue;
     }
@@ -133,7 +164,8 @@ export function saysModel(
     let j = i;
     while (j >= floor && NAME_BYTE[bytes[j]!]) j--;
     if (previous > j && previous < end) return true;
-    if (!inList && !isJoiningWord(asciiLower(bytes, j + 1, end))) break;
+    if (!inList && !isJoiningWord(bytes, j + 1, end)) break;
+    if (++members > MAX_MEMBERS) return false;
     inList = true;
     i = j;
   }
@@ -151,9 +183,11 @@ export function saysModel(
   if (i >= floor && QUOTE[bytes[i]!]) i--;
   const end = i + 1;
   while (i >= floor && NAME_BYTE[bytes[i]!]) i--;
-  const name = asciiLower(bytes, i + 1, end);
-  if (name.includes('model')) return true;
-  return call && vendors.has(name.split('.')[0]!);
+  if (holdsModel(bytes, i + 1, end)) return true;
+  if (!call) return false;
+  let dot = i + 1;
+  while (dot < end && bytes[dot] !== DOT) dot++;
+  return vendors.has(asciiLower(bytes, i + 1, dot));
 }
 
 /** Whether the word after a name, on its line, is `model` or `models`: "With o1 models and newer". */
@@ -162,9 +196,8 @@ export function modelWordAfter(bytes: Uint8Array, end: number): boolean {
   if (QUOTE[bytes[i]!]) i++;
   if (bytes[i] !== 32 && bytes[i] !== 9) return false;
   while (bytes[i] === 32 || bytes[i] === 9) i++;
-  const word = asciiLower(bytes, i, Math.min(bytes.length, i + 7));
-  if (!word.startsWith('model')) return false;
-  const after = word.startsWith('models') ? i + 6 : i + 5;
+  if (!spells(bytes, i, MODEL)) return false;
+  const after = (bytes[i + 5]! | 0x20) === 115 ? i + 6 : i + 5;
   return after >= bytes.length || !NAME_BYTE[bytes[after]!];
 }
 

@@ -264,6 +264,12 @@ describe('what the text around a name says', () => {
     ]);
   });
 
+  it('reads a 4 MB list of short names with no model around them: none, each list read back a bounded way', () => {
+    // Read back to its start for each name, this list took 110 s; the bound is the test's timeout.
+    const list = Buffer.from('"o3", '.repeat(700_000));
+    expect(short.spans(list, { limit: 1000 }).spans).toEqual([]);
+  }, 20_000);
+
   it('finds nothing inside a URL', () => {
     expect(models('see https://openrouter.ai/openai/gpt-4o and openai/gpt-4o')).toEqual(['openai/gpt-4o']);
   });
