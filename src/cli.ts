@@ -185,6 +185,10 @@ function addCheckCommand(
       '--allow-unread',
       'do not fail (exit 2) when a path, folder or file cannot be read, or no file is found to scan',
     )
+    .option(
+      '--suggest <what>',
+      'text: also name a cheaper catalog model for each model (cheaper); json, sarif and github always do',
+    )
     .addHelpText(
       'after',
       `\nA line holding "model-feed-ignore", or following one that does, is not reported.\nExit codes: 0 no failing finding, 1 a finding of a --fail-on kind (or the service unreachable with no fresh cached catalog), 2 invalid flags or settings, or something could not be read (a path, folder or file; see --allow-unread) or no file was found. See ${docsUrl('check')}.`,

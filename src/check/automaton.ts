@@ -7,6 +7,7 @@
  * text's own.
  */
 
+import { suffixEnd } from './context.js';
 import { isDigit, TOKEN_BYTE } from './token-boundaries.js';
 
 const encoder = new TextEncoder();
@@ -202,7 +203,8 @@ export function compileAutomaton<P>(patterns: Map<string, P>): Automaton<P> {
 
 /**
  * Every reference in `bytes`, in order, none overlapping, handed to `found` as it is decided:
- * leftmost first, then longest. A match is decided once no match still to come could start at or
+ * leftmost first, then longest. A reference's `end` may lie past its pattern's length: a version or
+ * variant written after the name is part of it (context.ts, `suffixEnd`). A match is decided once no match still to come could start at or
  * before it (all are at most `longest` long), so only the latest `longest` bytes' candidates are
  * held, the longest per start, and never a list of every candidate (700,000 of them on one 50 MB
  * minified line: 75 MB).
@@ -256,10 +258,14 @@ export function eachReference(
     }
     if (at >= 0) {
       const end = i + 1;
-      // wholeToken, inlined: what follows is the same for every match ending here.
+      // wholeToken, inlined: what follows is the same for every match ending here. A version or
+      // variant written after the name (`-2024-05-13`, `:free`) is read as part of it: `reach`.
       const after = end < length ? bytes[end]! : 0;
+      const suffix = after === 45 || after === 58 ? suffixEnd(bytes, end) : -1;
+      const reach = suffix > 0 ? suffix : end;
       const joined =
-        TOKEN_BYTE[after] === 1 || (after === 46 && end + 1 < length && isDigit(bytes[end + 1]!));
+        suffix < 0 &&
+        (TOKEN_BYTE[after] === 1 || (after === 46 && end + 1 < length && isDigit(bytes[end + 1]!)));
       if (!joined && pending === 0) cursor = Math.max(cursor, end - longest);
       for (; !joined && at >= 0; at = chain[at]!) {
         const pattern = output[at]!;
@@ -271,7 +277,7 @@ export function eachReference(
         // Matches at one start come shortest first: the last is the longest.
         const slot = start & mask;
         if (ends[slot] === 0) pending++;
-        ends[slot] = end;
+        ends[slot] = reach;
         picks[slot] = pattern;
         if (start + longest - 1 < due) due = start + longest - 1;
       }

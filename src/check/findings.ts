@@ -4,7 +4,8 @@
  *
  * - `deprecated`: a deprecation notice concerns the model, by the feed's one rule
  *   (feed/concerns.ts), so a notice that names its replacement does not make the replacement
- *   deprecated. The newest notice is given.
+ *   deprecated, and one about a variant (`:free`) concerns code that names that variant, not the
+ *   model. The newest notice is given.
  * - `price_increase`: the input or output price rose since a date. The price then is the last
  *   history point at or before it (the first point, if the history starts later); now is today's
  *   catalog price.
@@ -14,7 +15,7 @@
  */
 
 import type { ChangeEvent, Model, PriceHistory } from '../api/schemas.js';
-import { concernedModelId, indexModels } from '../feed/concerns.js';
+import { concernedModel, indexModels } from '../feed/concerns.js';
 
 export const FINDING_KINDS = ['deprecated', 'not_listed', 'price_increase', 'cheaper'] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
@@ -100,8 +101,15 @@ function bestAlternatives(alternatives: readonly Alternative[]) {
   };
 }
 
-/** Works out, once per catalog and notices, the findings of any referenced model. */
-export function findingsFor(input: FindingsInput): (modelId: string) => Finding[] {
+/** Where a model's notices, or one variant's, are kept. */
+const noticeKey = (modelId: string, variant: string | null) =>
+  variant === null ? modelId : `${modelId}:${variant}`;
+
+/**
+ * Works out, once per catalog and notices, the findings of any referenced model, or variant of one
+ * (lower-cased, without its colon): a variant has its model's notices and its own.
+ */
+export function findingsFor(input: FindingsInput): (modelId: string, variant?: string | null) => Finding[] {
   let index: ReturnType<typeof indexModels> | undefined;
   const byId = new Map(input.catalog.map((model) => [model.id, model]));
   const notices = new Map<string, ChangeEvent>();
@@ -110,10 +118,11 @@ export function findingsFor(input: FindingsInput): (modelId: string) => Finding[
     // Only a notice needs the index of names, most of this function's cost when nothing is
     // referenced.
     index ??= indexModels(input.catalog);
-    const modelId = concernedModelId(event, index);
-    if (!modelId) continue;
-    const held = notices.get(modelId);
-    if (!held || noticeTime(event) > noticeTime(held)) notices.set(modelId, event);
+    const concerned = concernedModel(event, index);
+    if (!concerned) continue;
+    const key = noticeKey(concerned.modelId, concerned.variant);
+    const held = notices.get(key);
+    if (!held || noticeTime(event) > noticeTime(held)) notices.set(key, event);
   }
   const alternatives: Alternative[] = [];
   for (const model of input.catalog) {
@@ -126,12 +135,15 @@ export function findingsFor(input: FindingsInput): (modelId: string) => Finding[
 
   // The same model is often referenced many times: its findings are worked out once.
   const known = new Map<string, Finding[]>();
-  return (modelId) => {
-    const held = known.get(modelId);
+  return (modelId, variant = null) => {
+    const key = noticeKey(modelId, variant);
+    const held = known.get(key);
     if (held) return held;
     const findings: Finding[] = [];
-    known.set(modelId, findings);
-    const notice = notices.get(modelId);
+    known.set(key, findings);
+    const own = variant === null ? undefined : notices.get(key);
+    const base = notices.get(modelId);
+    const notice = own && (!base || noticeTime(own) > noticeTime(base)) ? own : base;
     if (notice) {
       findings.push({
         kind: 'deprecated',

@@ -7,18 +7,13 @@
 
 import { escapeJsonText, oneLine } from '../text/terminal.js';
 import { VERSION } from '../version.js';
+import { describeFinding, KIND_LABEL, limitNotes } from './finding-text.js';
 import { FINDING_KINDS, type FindingKind } from './findings.js';
-import type { CheckReport, Occurrence, ReportedFinding } from './report.js';
+import type { CheckReport, Occurrence } from './report.js';
+import { renderText, type TextOptions } from './text-report.js';
 
 export const FORMATS = ['text', 'json', 'sarif', 'github'] as const;
 export type CheckFormat = (typeof FORMATS)[number];
-
-const KIND_LABEL: Record<FindingKind, string> = {
-  deprecated: 'deprecated',
-  not_listed: 'not listed',
-  price_increase: 'price increase',
-  cheaper: 'cheaper',
-};
 
 const RULES: Record<FindingKind, { name: string; description: string }> = {
   deprecated: {
@@ -39,116 +34,6 @@ const RULES: Record<FindingKind, { name: string; description: string }> = {
   },
 };
 
-const money = (value: number | null) => (value === null ? 'unknown' : `$${value}`);
-
-/** What is said about a finding, in one line. */
-export function describeFinding(finding: ReportedFinding): string {
-  const said = ((): string => {
-    switch (finding.kind) {
-      case 'deprecated':
-        return `deprecated ${finding.date}: ${oneLine(finding.title)}${finding.source ? ` (${oneLine(finding.source)})` : ''}`;
-      case 'not_listed':
-        return `not listed${finding.suggestions.length ? `; did you mean ${finding.suggestions.join(', ')}?` : ''}`;
-      case 'price_increase':
-        return (
-          `price increase since ${finding.since}: input ${money(finding.before.input)} → ${money(finding.after.input)}, ` +
-          `output ${money(finding.before.output)} → ${money(finding.after.output)} per 1M tokens`
-        );
-      case 'cheaper':
-        return `cheaper: ${finding.modelId} at $${finding.inputPrice} per 1M input tokens, ${finding.contextLength.toLocaleString('en-US')} context`;
-    }
-  })();
-  return finding.baselined ? `${said} [baselined]` : said;
-}
-
-const place = (o: Occurrence) => `${oneLine(o.path)}:${o.line}:${o.column}`;
-
-/**
- * What the run left out by its bounds, in sentences: references past the caps (and whether their
- * findings fail the run), ignore rules left out. Each format says them (SARIF as notifications).
- */
-function limitNotes(report: CheckReport): string[] {
-  const s = report.summary;
-  const notes: string[] = [];
-  if (s.referencesNotListed) {
-    notes.push(
-      `${s.referencesNotListed} ${s.referencesNotListed === 1 ? 'reference' : 'references'} past the caps (5,000 a file, 50,000 a run) not listed` +
-        (s.referencesNotListedFailing
-          ? `; ${s.referencesNotListedFailing} of them with a finding of a --fail-on kind, which fail the run (no baseline can accept what is not listed).`
-          : '; none with a finding of a --fail-on kind.'),
-    );
-  }
-  if (s.ignoreRulesLeftOut || s.ignoreFilesCapped.length) {
-    notes.push(
-      `Ignore rules not all used (a file over 1 MiB is not read; a rule over 4,096 characters, or past 10,000 in a file or 1,000 with wildcards, is left out): ${s.ignoreRulesLeftOut} ${s.ignoreRulesLeftOut === 1 ? 'rule' : 'rules'} left out, in ${s.ignoreFilesCapped.map(oneLine).join('; ')}. What they would ignore is scanned.`,
-    );
-  }
-  return notes;
-}
-
-function renderText(report: CheckReport): string {
-  const lines: string[] = [];
-  let path: string | undefined;
-  for (const occurrence of report.occurrences) {
-    if (occurrence.path !== path) {
-      if (path !== undefined) lines.push('');
-      path = occurrence.path;
-      lines.push(oneLine(path));
-    }
-    const model = occurrence.modelId ?? '(not in the catalog)';
-    const findings = occurrence.findings.map(describeFinding);
-    lines.push(
-      `  ${place(occurrence)}  ${oneLine(occurrence.text)} → ${model}${findings.length ? `  ${findings.join('; ')}` : ''}`,
-    );
-  }
-  const s = report.summary;
-  const byKind = FINDING_KINDS.filter((kind) => s.findings[kind] > 0).map(
-    (kind) => `${s.findings[kind]} ${KIND_LABEL[kind]}`,
-  );
-  const skipped = [
-    s.tooLarge && `${s.tooLarge} over --max-file-size`,
-    s.binary && `${s.binary} binary`,
-    s.other && `${s.other} not regular files`,
-    s.unreadable && `${s.unreadable} unreadable`,
-  ].filter(Boolean);
-  if (lines.length) lines.push('');
-  lines.push(
-    `${s.scanned} ${s.scanned === 1 ? 'file' : 'files'} scanned, ${s.references} ${s.references === 1 ? 'reference' : 'references'}, ` +
-      `findings: ${byKind.length ? byKind.join(', ') : 'none'}` +
-      (s.baselined ? ` (${s.baselined} baselined)` : '') +
-      (skipped.length ? `; skipped: ${skipped.join(', ')}` : '') +
-      '.',
-  );
-  if (s.repeatsNotListed) {
-    lines.push(
-      `${s.repeatsNotListed} repeated ${s.repeatsNotListed === 1 ? 'reference' : 'references'} past a file's first 1,000 not listed (each text and model is listed once).`,
-    );
-  }
-  if (s.unreadable) {
-    const more = s.unreadable - s.unread.length;
-    lines.push(
-      `Not read: ${s.unread.map(({ path, reason }) => `${oneLine(path)} (${reason})`).join('; ')}${more > 0 ? `; and ${more} more` : ''}.`,
-    );
-  }
-  for (const note of limitNotes(report)) lines.push(note);
-  if (s.notPriceChecked.length) {
-    lines.push(`Not price-checked (more than 50 models referenced): ${s.notPriceChecked.join(', ')}.`);
-  }
-  for (const { model, reason } of s.noPriceHistory) {
-    lines.push(
-      `Not price-checked: ${oneLine(model)} (the service has no price history for it: ${oneLine(reason)}).`,
-    );
-  }
-  lines.push(
-    report.failed
-      ? `Failed: a finding of a kind in --fail-on (${report.failOn.join(',')}) is not in the baseline.`
-      : report.incomplete
-        ? 'Not passed: check did not read all it was given (said below).'
-        : `Passed (--fail-on ${report.failOn.length ? report.failOn.join(',') : 'none'}).`,
-  );
-  return `${lines.join('\n')}\n`;
-}
-
 /** References per part of the JSON document: a few hundred KB each. */
 const JSON_PART_REFERENCES = 1000;
 
@@ -158,6 +43,8 @@ const jsonReference = (o: Occurrence) => ({
   column: o.column,
   text: o.text,
   model: o.modelId,
+  ...(o.version !== undefined && { version: o.version }),
+  ...(o.variant !== undefined && { variant: o.variant }),
   findings: o.findings,
 });
 
@@ -338,10 +225,14 @@ function renderGithub(report: CheckReport): string {
  * The report as `format` writes it, in parts made when asked for, to be written one after the other
  * and never joined: joining copies the document (a JSON one in parts, renderJsonParts).
  */
-export function* renderReportParts(report: CheckReport, format: CheckFormat): Generator<string> {
+export function* renderReportParts(
+  report: CheckReport,
+  format: CheckFormat,
+  text: TextOptions = { suggestCheaper: false },
+): Generator<string> {
   switch (format) {
     case 'text':
-      yield renderText(report);
+      yield renderText(report, text);
       return;
     case 'json':
       yield* renderJsonParts(report);
@@ -356,6 +247,6 @@ export function* renderReportParts(report: CheckReport, format: CheckFormat): Ge
   }
 }
 
-export function renderReport(report: CheckReport, format: CheckFormat): string {
-  return [...renderReportParts(report, format)].join('');
+export function renderReport(report: CheckReport, format: CheckFormat, text?: TextOptions): string {
+  return [...renderReportParts(report, format, text)].join('');
 }

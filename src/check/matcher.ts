@@ -14,9 +14,15 @@
  * no byte of a multi-byte character is ASCII. `references` and `nearMisses` take a string and give
  * offsets in UTF-16 code units; `spans` takes bytes and gives byte offsets. Near misses, unlisted
  * `vendor/name` tokens close to listed ids, are judged in near-miss.ts.
+ *
+ * What the text around a name says is judged in context.ts: nothing inside a URL is a reference; a
+ * short or plain-word name (`o3`, `r1`, `auto`) is one only where the code says model; a version or
+ * variant written after a name (`gpt-4o-2024-08-06`, `qwen/qwen3-coder:free`) is part of the
+ * reference, and reported as such.
  */
 
 import { type Automaton, compileAutomaton, eachReference } from './automaton.js';
+import { describeSuffix, inUrl, modelWordAfter, saysModel, vendorSpellings } from './context.js';
 import { namespacesOf, suggester, TokenCursor } from './near-miss.js';
 import { bytesOf, unitsOf } from './offsets.js';
 
@@ -36,6 +42,10 @@ export interface Reference {
   end: number;
   modelId: string;
   kind: ReferenceKind;
+  /** A version written after the name (`2024-05-13` in `gpt-4o-2024-05-13`), as written. */
+  version?: string;
+  /** A variant written after the name (`free` in `qwen/qwen3-coder:free`), lower-cased. */
+  variant?: string;
 }
 
 /** A `vendor/name` token the catalog does not list, close to ids it does. */
@@ -55,6 +65,9 @@ export interface Span {
   modelId: string | null;
   /** For a near miss: up to three catalog ids, closest first. */
   suggestions: string[];
+  /** As Reference has them. */
+  version?: string;
+  variant?: string;
 }
 
 export interface SpanOptions {
@@ -113,11 +126,22 @@ export interface CompiledMatcher {
 const KIND_RANK: Record<ReferenceKind, number> = { id: 0, huggingface: 1, name: 2 };
 
 const encoder = new TextEncoder();
+const utf8 = new TextDecoder();
+/** A match's text, folded as the automaton folds it (A-Z only). */
+const asciiText = (bytes: Uint8Array, start: number, end: number) =>
+  utf8.decode(bytes.subarray(start, end)).replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
 interface Pattern {
   modelId: string;
   kind: ReferenceKind;
+  /**
+   * A bare name of three characters or fewer, or one plain word (`o3`, `r1`, `auto`, `fusion`):
+   * too often something else to count without code that says model around it.
+   */
+  ambiguous: boolean;
 }
+
+const isAmbiguous = (name: string) => name.length <= 3 || /^[a-z]+$/.test(name);
 
 /** The names each model is known by, folded, with the best claim on each name kept. */
 function collectPatterns(models: readonly CatalogNames[]): Map<string, Pattern> {
@@ -128,7 +152,7 @@ function collectPatterns(models: readonly CatalogNames[]): Map<string, Pattern> 
     const held = patterns.get(key);
     // Two models sharing a name: an id beats a Hugging Face id beats a bare name; else the first.
     if (held && KIND_RANK[held.kind] <= KIND_RANK[kind]) return;
-    patterns.set(key, { modelId, kind });
+    patterns.set(key, { modelId, kind, ambiguous: kind === 'name' && isAmbiguous(key) });
   };
   for (const model of models) {
     add(model.id, model.id, 'id');
@@ -136,6 +160,17 @@ function collectPatterns(models: readonly CatalogNames[]): Map<string, Pattern> 
     const slash = model.id.indexOf('/');
     if (slash > 0) add(model.id.slice(slash + 1), model.id, 'name');
     add(model.name, model.id, 'name');
+  }
+  // A variant listed without its base (`openai/gpt-5-codex:batch` alone): code names the base,
+  // and means that model. Added last, so that any model of that name keeps it.
+  for (const model of models) {
+    const colon = model.id.indexOf(':');
+    const slash = model.id.indexOf('/');
+    if (colon <= slash + 1) continue;
+    const base = model.id.slice(0, colon);
+    if (patterns.has(base.toLowerCase())) continue;
+    add(base, model.id, 'id');
+    add(base.slice(slash + 1), model.id, 'name');
   }
   return patterns;
 }
@@ -145,6 +180,19 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
   const { automaton, models } = compiled;
   const namespaces = namespacesOf(models);
   const suggest = suggester(namespaces);
+  const vendors = vendorSpellings(namespaces.byVendor.keys());
+  /** Whether a match is a reference, by what the text around it says (context.ts). */
+  const stands = (bytes: Uint8Array, start: number, end: number, pattern: number, previous: number) =>
+    !inUrl(bytes, start) &&
+    (!automaton.patterns[pattern]!.ambiguous ||
+      end - start > automaton.lengths[pattern]! ||
+      saysModel(bytes, start, vendors, previous) ||
+      modelWordAfter(bytes, end));
+  /** The version or variant written after a match's name, if its end lies past the name. */
+  const suffixOf = (bytes: Uint8Array, start: number, end: number, pattern: number) => {
+    const nameEnd = start + automaton.lengths[pattern]!;
+    return end > nameEnd ? describeSuffix(utf8.decode(bytes.subarray(nameEnd, end))) : undefined;
+  };
   // Which patterns a `spans` call has listed: marked with the call's number, so that no call
   // allocates or clears a table.
   const listedIn = new Uint32Array(automaton.patterns.length);
@@ -156,9 +204,19 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       const bytes = encoder.encode(text);
       const units = bytes.length === text.length ? (offset: number) => offset : unitsOf(bytes);
       const references: Reference[] = [];
+      /** Where the last reference kept starts: a short name in a list after it is a model too. */
+      let previous = -1;
       eachReference(automaton, bytes, (start, end, index) => {
+        if (!stands(bytes, start, end, index, previous)) return;
+        previous = start;
         const { modelId, kind } = automaton.patterns[index]!;
-        references.push({ start: units(start), end: units(end), modelId, kind });
+        references.push({
+          start: units(start),
+          end: units(end),
+          modelId,
+          kind,
+          ...suffixOf(bytes, start, end, index),
+        });
       });
       return references;
     },
@@ -187,7 +245,8 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       let repeats = 0;
       const dropped: DroppedSpans = { count: 0, nearMisses: 0, models: new Map() };
       const mark = ++call;
-      const listedMisses = new Set<string>();
+      /** Near misses listed, and references with a version or variant, by their text. */
+      const listedTexts = new Set<string>();
       /**
        * A span found, in order: listed, counted as a repeat, or left out (silenced). A reference's
        * empty suggestions are made only if it is listed: one made for each repeat was most of what
@@ -195,7 +254,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
        */
       const offer = (start: number, end: number, pattern: number, token: string, suggestions?: string[]) => {
         if (silenced?.(start)) return;
-        const named = pattern >= 0 ? listedIn[pattern] === mark : listedMisses.has(token);
+        const named = token === '' ? listedIn[pattern] === mark : listedTexts.has(token);
         if (named && spans.length >= limit) {
           repeats++;
           return;
@@ -207,9 +266,10 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
           else dropped.models.set(modelId, (dropped.models.get(modelId) ?? 0) + 1);
           return;
         }
-        if (pattern >= 0) listedIn[pattern] = mark;
-        else listedMisses.add(token);
-        spans.push({ start, end, modelId, suggestions: suggestions ?? [] });
+        if (token === '') listedIn[pattern] = mark;
+        else listedTexts.add(token);
+        const suffix = pattern >= 0 ? suffixOf(bytes, start, end, pattern) : undefined;
+        spans.push({ start, end, modelId, suggestions: suggestions ?? [], ...suffix });
       };
       // References come from the automaton and tokens from their own pass, both in order: each token
       // starting before a reference is decided when that reference comes (it overlaps it, the one
@@ -217,6 +277,7 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
       const tokens = new TokenCursor(bytes, namespaces);
       let token = tokens.next();
       let covered = 0;
+      let previous = -1;
       const tokensBefore = (limitStart: number) => {
         for (; token && tokens.start < limitStart; token = tokens.next()) {
           if (tokens.start < covered || tokens.end > limitStart) continue;
@@ -226,8 +287,12 @@ export function matcherFrom(compiled: CompiledMatcher): ModelMatcher {
         }
       };
       eachReference(automaton, bytes, (start, end, pattern) => {
+        if (!stands(bytes, start, end, pattern, previous)) return;
+        previous = start;
         tokensBefore(start);
-        offer(start, end, pattern, '');
+        // A version or variant makes another text of the same pattern: listed as a text of its own.
+        const suffixed = end - start > automaton.lengths[pattern]!;
+        offer(start, end, pattern, suffixed ? `${pattern}\u0000${asciiText(bytes, start, end)}` : '');
         covered = end;
       });
       tokensBefore(Number.POSITIVE_INFINITY);

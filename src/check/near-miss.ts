@@ -4,6 +4,7 @@
  */
 
 import { boundedEditDistance } from '../text/edit-distance.js';
+import { ID_BYTE, isApiVersion, urlStartIn } from './context.js';
 import { wholeToken } from './token-boundaries.js';
 
 /** At most this many suggestions for a near miss. */
@@ -39,11 +40,6 @@ export function closeness(unlisted: string, listed: string): number | undefined 
   return differsByOnePart(unlisted, listed) ? 1 : undefined;
 }
 
-/** The characters ids are made of, slashes included: `[A-Za-z0-9._:/-]`. */
-const ID_BYTE = new Uint8Array(256);
-for (const byte of encoder.encode('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/-')) {
-  ID_BYTE[byte] = 1;
-}
 const SLASH = 47;
 const isAlphanumeric = (byte: number) =>
   (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122);
@@ -70,6 +66,8 @@ const asciiLower = (bytes: Uint8Array, start: number, end: number) =>
  * too), each segment starting with a letter or digit, the pair a whole token. Whether a reference
  * covers it is for the caller to ask first: it costs nothing, where `unlisted` decodes the token
  * (on a minified line naming a catalog id 700,000 times, decoding each first took 40 % of the time).
+ * A pair after a `://` in its run is in a URL, and one whose name is an API version (`openai/v1`)
+ * is a path: neither is a token.
  *
  * Runs are found from their slashes (a native search), so a run without one is never walked; each
  * byte of a run with one is walked at most three times. Linear whatever the text: a pattern like
@@ -86,6 +84,8 @@ export class TokenCursor {
   private runEnd = 0;
   private segment = -1;
   private segmentEnd = 0;
+  /** Where the current run's `://` is (-1: none): the pairs after it are in a URL. */
+  private urlFrom = -1;
   private readonly unit: (i: number) => number;
 
   constructor(
@@ -107,6 +107,7 @@ export class TokenCursor {
         while (end < bytes.length && ID_BYTE[bytes[end]!]) end++;
         this.runEnd = end;
         this.from = end;
+        this.urlFrom = urlStartIn(bytes, start, end);
         this.segment = start;
         this.segmentEnd = slash;
       }
@@ -140,8 +141,10 @@ export class TokenCursor {
     const { bytes } = this;
     if (vendorEnd === vendorStart || !isAlphanumeric(bytes[vendorStart]!)) return false;
     if (nameEnd === nameStart || !isAlphanumeric(bytes[nameStart]!)) return false;
+    if (this.urlFrom >= 0 && vendorStart > this.urlFrom) return false;
     let end = nameEnd;
     while (isTrailing(bytes[end - 1]!)) end--;
+    if (isApiVersion(bytes, nameStart, end)) return false;
     if (!wholeToken(this.unit, bytes.length, vendorStart, end)) return false;
     this.start = vendorStart;
     this.vendorEnd = vendorEnd;

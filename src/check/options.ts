@@ -16,6 +16,7 @@ export interface CheckFlags {
   baseline?: string;
   writeBaseline?: string;
   allowUnread?: boolean;
+  suggest?: string;
 }
 
 export interface CheckOptions {
@@ -29,7 +30,12 @@ export interface CheckOptions {
   writeBaseline: string | undefined;
   /** Pass (or fail on findings) even when a path, folder or file could not be read, or none was found. */
   allowUnread: boolean;
+  /** Text lists a cheaper catalog model for each model named (`--suggest cheaper`). @default false */
+  suggestCheaper: boolean;
 }
+
+/** What `--suggest` can add to the text report. */
+export const SUGGESTIONS = ['cheaper'] as const;
 
 export const DEFAULT_FAIL_ON: readonly FindingKind[] = ['deprecated', 'not_listed'];
 export const DEFAULT_SINCE_DAYS = 30;
@@ -52,6 +58,21 @@ function parseFailOn(value: string | undefined): FindingKind[] {
     }
   }
   return [...new Set(kinds as FindingKind[])];
+}
+
+function parseSuggest(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const asked = value.split(',').map((what) => what.trim());
+  for (const what of asked) {
+    if (!(SUGGESTIONS as readonly string[]).includes(what) && what !== 'none') {
+      throw new ConfigError(
+        `--suggest takes ${SUGGESTIONS.join(', ')}, or none; got ${quoted(what)}.`,
+        'suggest',
+        '--suggest',
+      );
+    }
+  }
+  return asked.includes('cheaper');
 }
 
 /** A date (`2026-10-01`, midnight UTC) or a date and time with its zone, as Unix seconds. */
@@ -132,5 +153,6 @@ export function parseCheckFlags(paths: readonly string[], flags: CheckFlags, now
     baseline: flags.baseline,
     writeBaseline: flags.writeBaseline,
     allowUnread: flags.allowUnread === true,
+    suggestCheaper: parseSuggest(flags.suggest),
   };
 }

@@ -23,6 +23,9 @@ export interface Occurrence {
   text: string;
   /** The catalog model it names; null for a near miss (`not_listed`). */
   modelId: string | null;
+  /** A dated version of the model (`2024-05-13`), or a variant of it (`free`), as the text names. */
+  version?: string;
+  variant?: string;
   findings: ReportedFinding[];
 }
 
@@ -109,6 +112,8 @@ export interface Unbaselined {
   path: string;
   text: string;
   modelId: string | null;
+  version?: string;
+  variant?: string;
   line: number;
   column: number;
   findings: Finding[];

@@ -32,6 +32,9 @@ export interface FileReference {
   modelId: string | null;
   /** For a near miss: the catalog ids close to it. */
   suggestions: string[];
+  /** A version or variant written after the model's name (matcher.ts). */
+  version?: string;
+  variant?: string;
 }
 
 export type FileOutcome =
@@ -97,6 +100,8 @@ export function scanFile(
     text: bytes.toString('utf8', span.start, span.end),
     modelId: span.modelId,
     suggestions: span.suggestions,
+    ...(span.version !== undefined && { version: span.version }),
+    ...(span.variant !== undefined && { variant: span.variant }),
   }));
   return { kind: 'scanned', bytes: size, references, repeats, dropped };
 }

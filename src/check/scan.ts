@@ -32,6 +32,9 @@ export interface FoundReference {
   modelId: string | null;
   /** For a near miss: the catalog ids close to it. */
   suggestions: string[];
+  /** A version or variant written after the model's name (matcher.ts). */
+  version?: string;
+  variant?: string;
 }
 
 export interface ScanResult {

@@ -6,7 +6,7 @@
 
 import type { FeedApi } from '../api/client.js';
 import type { ChangeEvent } from '../api/schemas.js';
-import { concernedModelId, indexModels } from '../feed/concerns.js';
+import { concernedModel, coversVariant, indexModels } from '../feed/concerns.js';
 import { compileMatcher } from './matcher.js';
 import { DEFAULT_MAX_FILE_SIZE_MIB } from './options.js';
 import { scanPaths } from './scan.js';
@@ -35,11 +35,21 @@ export async function modelsUsedUnder(
     ...scan.references.flatMap((r) => (r.modelId ? [r.modelId] : [])),
     ...scan.notListed.models.keys(),
   ]);
+  // Each model with the variants the code names (null: the model itself), for the one rule.
+  const named = new Map<string, Set<string | null>>();
+  for (const r of scan.references) {
+    if (!r.modelId) continue;
+    const variants = named.get(r.modelId) ?? new Set();
+    variants.add(r.variant ?? null);
+    named.set(r.modelId, variants);
+  }
+  for (const id of scan.notListed.models.keys()) named.set(id, (named.get(id) ?? new Set()).add(null));
   const index = indexModels(catalog);
   return {
     concerns: (event) => {
-      const id = concernedModelId(event, index);
-      return id !== undefined && models.has(id);
+      const concerned = concernedModel(event, index);
+      const variants = concerned && named.get(concerned.modelId);
+      return !!variants && [...variants].some((variant) => coversVariant(concerned, variant));
     },
     models: [...models].sort(),
     scanned: scan.counts.scanned,

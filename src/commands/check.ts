@@ -107,7 +107,11 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
           column: r.column,
           text: r.text,
           modelId: r.modelId,
-          findings: r.modelId ? findings(r.modelId) : [{ kind: 'not_listed', suggestions: r.suggestions }],
+          ...(r.version !== undefined && { version: r.version }),
+          ...(r.variant !== undefined && { variant: r.variant }),
+          findings: r.modelId
+            ? findings(r.modelId, r.variant ?? null)
+            : [{ kind: 'not_listed', suggestions: r.suggestions }],
         })),
         {
           ...scan.counts,
@@ -119,7 +123,11 @@ export async function runCheck(config: Config, io: CliIo, options: CheckOptions)
       );
       const unread = options.allowUnread ? undefined : unreadVerdict(scan.counts, options.paths);
       const shown = unread ? { ...report, incomplete: true } : report;
-      for (const part of renderReportParts(shown, options.format)) io.stdout(print(part));
+      for (const part of renderReportParts(shown, options.format, {
+        suggestCheaper: options.suggestCheaper,
+      })) {
+        io.stdout(print(part));
+      }
       if (unread) {
         io.stderr(`${print(unread)}\n`);
         return EXIT.usage;

@@ -14,6 +14,12 @@
  *    later in the text ("X retires a/b; move to a/c"), so the first id is the one it is about.
  *    An id counts whole: "a/b" is not found in "a/b-preview", but is in "a/b:free" (a variant),
  *    "hf:a/b" and "https://huggingface.co/a/b".
+ * 3. A variant the catalog does not list as a model of its own (`:free`, `:beta`, a provider's
+ *    suffix) is that variant's business, not its base model's: when the title names the variant,
+ *    as an id (`a/b:free`) or in words ("B free variant retired"), the event concerns the variant
+ *    only. Feeds name a variant in the title alone often enough (the name field holds the base
+ *    model's), and a variant's retirement is no reason to move off the model.
+ *    `concernsModel` is the one test of this: check, plan_migration and `watch --uses` all ask it.
  */
 
 import type { ChangeEvent, Model } from '../api/schemas.js';
@@ -91,8 +97,8 @@ function firstId(index: ModelIndex, text: string): string | undefined {
 }
 
 /**
- * The catalog id of the model `event` is about, by the rule above; undefined when it names none
- * the catalog holds.
+ * The catalog id of the model `event` is recorded under, by rules 1 and 2 above (for a variant, its
+ * base model's); undefined when it names none the catalog holds.
  */
 export function concernedModelId(event: ChangeEvent, index: ModelIndex): string | undefined {
   const named = event.model.name ? index.byName.get(nameKey(event.model.name)) : undefined;
@@ -110,3 +116,60 @@ export function concernedModelId(event: ChangeEvent, index: ModelIndex): string 
   }
   return undefined;
 }
+
+/** The catalog model an event is about, and which variant of it when only a variant is (rule 3). */
+export interface ConcernedModel {
+  modelId: string;
+  /** Lower-cased, without its colon (`free`); null when the event is about the model itself. */
+  variant: string | null;
+}
+
+/** A variant named in words: "Qwen3 Coder free variant retired". */
+const VARIANT_IN_WORDS = /\b([a-z0-9][\w.-]*)\s+variant\b/i;
+/** Words before "variant" that name none: "a new variant", "the variant". */
+const NOT_A_VARIANT = new Set(['a', 'an', 'the', 'new', 'this', 'that', 'its', 'one', 'each', 'every']);
+/** A variant's suffix, as ids carry it after their colon. */
+const VARIANT_SUFFIX = /^[a-z0-9][\w.-]*/i;
+
+/** The variant of `modelId` that `title` says the event is about, if any (rule 3). */
+function variantIn(title: string, modelId: string): string | null {
+  // A variant the catalog lists is a model of its own: rules 1 and 2 found it by its id.
+  if (modelId.includes(':')) return null;
+  const text = title.slice(0, MAX_SCANNED_CHARS);
+  const lower = text.toLowerCase();
+  const named = `${modelId.toLowerCase()}:`;
+  for (let at = lower.indexOf(named); at !== -1; at = lower.indexOf(named, at + 1)) {
+    const before = at > 0 ? lower[at - 1]! : ' ';
+    if (/[\w.-]/.test(before)) continue;
+    const suffix = VARIANT_SUFFIX.exec(text.slice(at + named.length))?.[0].replace(/\.+$/, '');
+    if (suffix) return suffix.toLowerCase();
+  }
+  const word = VARIANT_IN_WORDS.exec(text)?.[1]?.toLowerCase();
+  return word && !NOT_A_VARIANT.has(word) ? word : null;
+}
+
+/** The model `event` is about, and its variant (rules 1 to 3); undefined when it names none. */
+export function concernedModel(event: ChangeEvent, index: ModelIndex): ConcernedModel | undefined {
+  const modelId = concernedModelId(event, index);
+  if (modelId === undefined) return undefined;
+  return { modelId, variant: event.title ? variantIn(event.title, modelId) : null };
+}
+
+/**
+ * Whether `event` concerns a model, or one variant of it (`variant`, lower-cased, without its
+ * colon): an event about the model concerns all its variants too; one about a variant concerns that
+ * variant only.
+ */
+export function concernsModel(
+  event: ChangeEvent,
+  index: ModelIndex,
+  modelId: string,
+  variant: string | null = null,
+): boolean {
+  const concerned = concernedModel(event, index);
+  return concerned !== undefined && concerned.modelId === modelId && coversVariant(concerned, variant);
+}
+
+/** Whether what an event concerns covers a variant of its model (null: the model itself). */
+export const coversVariant = (concerned: ConcernedModel, variant: string | null): boolean =>
+  concerned.variant === null || concerned.variant === variant;

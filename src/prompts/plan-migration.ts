@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Model } from '../api/schemas.js';
-import { concernedModelId, indexModels } from '../feed/concerns.js';
+import { concernsModel, indexModels } from '../feed/concerns.js';
 import { modelUri } from '../resources/model.js';
 import { thousands } from '../tools/render.js';
 import { modelRecord, resolveModels, vendorOf } from './models.js';
@@ -45,7 +45,7 @@ export const planMigration = definePrompt({
       api.listChanges({ type: 'deprecation', model: vendor, limit: MAX_DEPRECATIONS }, signal),
     ]);
     const index = indexModels(catalog.items);
-    const notices = deprecations.items.filter((event) => concernedModelId(event, index) === model.id);
+    const notices = deprecations.items.filter((event) => concernsModel(event, index, model.id));
     const candidates = migrationCandidates(catalog.items, model);
     const minContext = model.contextLength ?? 0;
     const noticesUri = `model-feed://changes?${new URLSearchParams({ type: 'deprecation', model: vendor })}`;

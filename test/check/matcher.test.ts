@@ -139,8 +139,8 @@ describe('near misses', () => {
   };
 
   it('reports an unlisted vendor/name token close to a listed id, with suggestions', () => {
-    expect(misses('openai/gpt-4o-2024-05-13 and openai/gpt4o and quillon/quill-mini-3.')).toEqual([
-      ['openai/gpt-4o-2024-05-13', ['openai/gpt-4o']],
+    expect(misses('openai/gpt-4o-preview and openai/gpt4o and quillon/quill-mini-3.')).toEqual([
+      ['openai/gpt-4o-preview', ['openai/gpt-4o']],
       ['openai/gpt4o', ['openai/gpt-4o', 'openai/gpt-4']],
       ['quillon/quill-mini-3', ['quillon/quill-mini-2']],
     ]);
@@ -167,16 +167,111 @@ describe('near misses', () => {
     expect(performance.now() - started).toBeLessThan(4000);
   });
 
-  it('finds the id inside a path or a URL', () => {
-    // The pairs of neighbouring segments are tried: example.com/openai (no such vendor), openai/gpt-4x.
-    expect(misses('see https://example.com/openai/gpt-4x/docs and src/openai/gpt4o.ts')).toEqual([
+  it('finds the id inside a path, not inside a URL', () => {
+    // The pairs of neighbouring segments are tried: models/openai (no such vendor), openai/gpt-4x.
+    expect(misses('see https://example.com/openai/gpt-4x/docs and models/openai/gpt-4x/index.ts')).toEqual([
       ['openai/gpt-4x', ['openai/gpt-4', 'openai/gpt-4o', 'openai/gpt-4.1']],
     ]);
   });
 
+  it('is no API version in a path: openai/v1, openai/v2beta', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text checked holds a template literal
+    expect(misses('`${base}/publishers/openai/v1` and "/openai/v2beta/models" and openai/v1alpha1')).toEqual(
+      [],
+    );
+    expect(
+      misses('"https://api.groq.com/openai/v1" and "https://x.openai.azure.com/openai/gpt-4x/"'),
+    ).toEqual([]);
+  });
+
   it('is not reported where a reference already covers the text', () => {
     expect(misses('openai/gpt-4o:beta')).toEqual([]);
-    expect(found('openai/gpt-4o:beta')).toEqual([['openai/gpt-4o', 'openai/gpt-4o', 'id']]);
+    expect(found('openai/gpt-4o:beta')).toEqual([['openai/gpt-4o:beta', 'openai/gpt-4o', 'id']]);
+  });
+});
+
+describe('what the text around a name says', () => {
+  const short = compileMatcher([
+    { id: 'openai/o3', name: 'o3' },
+    { id: 'deepseek/deepseek-r1', name: 'R1' },
+    { id: 'openrouter/auto', name: 'Auto Router' },
+    { id: 'openai/gpt-4o', name: 'GPT-4o' },
+    { id: 'x-ai/grok-4', name: 'Grok 4' },
+  ]);
+  const models = (text: string) => short.references(text).map((r) => text.slice(r.start, r.end));
+
+  it.each([
+    ['a model key', 'const config = { model: "o3" };'],
+    ['a quoted model key', '{"model_name": "o3"}'],
+    ['a model variable', 'modelId = "o3"'],
+    ['an env var', 'OPENAI_MODEL=o3'],
+    ['a flag', 'run --model o3'],
+    ['a flag with =', 'run --model=o3'],
+    ['a flag as a list member', 'spawn(["--model", "o3"])'],
+    ['a comparison', "if (modelId === 'o3') {"],
+    ['a union of model ids', "type ChatModelId =\n  | 'gpt-4o'\n  | 'o3'"],
+    ['a list under a model key', 'models: ["gpt-4o", "o3"]'],
+    ['a vendor provider call', 'const m = openai("o3");'],
+    ['a vendor provider method', "openai.chat('o3')"],
+    ['a vendor before it', 'use deepseek/o3 here'.replace('deepseek', 'openai')],
+    ['a model before it in a list', '"gpt-4o", "o3"'],
+    ['a model before it in prose', 'like `gpt-4o` or `o3`'],
+    ['a model before it in a bare list', 'models (gpt-4o, grok-4, o3, etc.)'],
+    ['a short model before it, itself after a model word', 'reasoning models (o3, r1, etc.)'],
+    ['an optional chain', 'this.model?.startsWith("o3")'],
+    ['prose that says model after it', 'With o3 models and newer'],
+  ])('takes a short name after %s', (_what, text) => {
+    expect(models(text)).toContain(text.includes('openai/o3') ? 'openai/o3' : 'o3');
+  });
+
+  it.each([
+    ['a string literal', 'R = "r1"'],
+    ['another key', '{"optimize": "O3"}'],
+    ['a tool choice', 'tool_choice: "auto"'],
+    ['prose', 'the O3 level of optimisation'],
+    ['another call', 'compile("o3")'],
+    ['a list of other things', 'flags = ["-O2", "o3"]'],
+    ['a word that only starts with model', 'o3 modelling'],
+  ])('leaves out a short name after %s', (_what, text) => {
+    expect(models(text)).toEqual([]);
+  });
+
+  it('takes a short name with a version: the version says model', () => {
+    expect(models('x = "o3-2025-04-16"')).toEqual(['o3-2025-04-16']);
+  });
+
+  it('reads a version or variant after a name as part of the reference', () => {
+    const refs = (text: string) =>
+      short.references(text).map((r) => [text.slice(r.start, r.end), r.modelId, r.version, r.variant]);
+    expect(refs('a = "gpt-4o-2024-08-06"; b = "openai/gpt-4o:free"; c = "grok-4-0709"')).toEqual([
+      ['gpt-4o-2024-08-06', 'openai/gpt-4o', '2024-08-06', undefined],
+      ['openai/gpt-4o:free', 'openai/gpt-4o', undefined, 'free'],
+      ['grok-4-0709', 'x-ai/grok-4', '0709', undefined],
+    ]);
+    // Neither a version nor a variant: another name (not listed here), a time, a path.
+    expect(refs('gpt-4o-mini gpt-4o-2024 gpt-4o:12:30 gpt-4o:a/b')).toEqual([
+      ['gpt-4o-2024', 'openai/gpt-4o', '2024', undefined],
+      ['gpt-4o', 'openai/gpt-4o', undefined, undefined],
+      ['gpt-4o', 'openai/gpt-4o', undefined, undefined],
+    ]);
+  });
+
+  it('takes the base of a variant listed without it for that variant', () => {
+    const batch = compileMatcher([{ id: 'openai/gpt-5-codex:batch', name: 'GPT-5 Codex (batch)' }]);
+    expect(found('model: "gpt-5-codex" or openai/gpt-5-codex', batch)).toEqual([
+      ['gpt-5-codex', 'openai/gpt-5-codex:batch', 'name'],
+      ['openai/gpt-5-codex', 'openai/gpt-5-codex:batch', 'id'],
+    ]);
+  });
+
+  it('reads a 4 MB list of short names with no model around them: none, each list read back a bounded way', () => {
+    // Read back to its start for each name, this list took 110 s; the bound is the test's timeout.
+    const list = Buffer.from('"o3", '.repeat(700_000));
+    expect(short.spans(list, { limit: 1000 }).spans).toEqual([]);
+  }, 20_000);
+
+  it('finds nothing inside a URL', () => {
+    expect(models('see https://openrouter.ai/openai/gpt-4o and openai/gpt-4o')).toEqual(['openai/gpt-4o']);
   });
 });
 

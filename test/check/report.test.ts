@@ -119,21 +119,38 @@ describe('the report', () => {
 });
 
 describe('the formats', () => {
-  it('text: grouped by file, then the summary and the verdict', () => {
+  it('text: the verdict and the summary first, then each model with its places, failing ones marked', () => {
     expect(renderReport(report(), 'text')).toBe(
       [
-        'src/app.py',
-        '  src/app.py:3:9  quill-mini-2 → quillon/quill-mini-2  deprecated 2026-11-01: Quill Mini 2 retires (https://example.com/n3); cheaper: acme/bolt at $0.5 per 1M input tokens, 128,000 context',
-        '  src/app.py:7:1  quillon/quill-mini-9 → (not in the catalog)  not listed; did you mean quillon/quill-mini-2?',
+        'Failed: 2 failing findings (1 deprecated, 1 not listed) not in the baseline (--fail-on deprecated,not_listed).',
+        '12 files scanned, 4 references to 3 catalog models, findings: 1 deprecated, 1 not listed, 1 price increase; skipped: 1 over --max-file-size, 2 binary.',
         '',
-        'config/models.yaml',
-        '  config/models.yaml:1:8  acme/bolt → acme/bolt  price increase since 2026-10-01: input $0.4 → $0.5, output $2.5 → $2 per 1M tokens',
-        '  config/models.yaml:2:8  acme/bolt-pro → acme/bolt-pro',
+        '✖ quillon/quill-mini-2 fails: deprecated 2026-11-01: Quill Mini 2 retires (https://example.com/n3) · 1 reference',
+        '    src/app.py:3:9  quill-mini-2',
         '',
-        '12 files scanned, 4 references, findings: 1 deprecated, 1 not listed, 1 price increase, 1 cheaper; skipped: 1 over --max-file-size, 2 binary.',
-        'Failed: a finding of a kind in --fail-on (deprecated,not_listed) is not in the baseline.',
+        '✖ quillon/quill-mini-9 (not in the catalog) fails: not listed; did you mean quillon/quill-mini-2? · 1 reference',
+        '    src/app.py:7:1  quillon/quill-mini-9',
+        '',
+        '• acme/bolt  price increase since 2026-10-01: input $0.4 → $0.5, output $2.5 → $2 per 1M tokens · 1 reference',
+        '    config/models.yaml:1:8  acme/bolt',
+        '',
+        '  acme/bolt-pro · 1 reference',
+        '    config/models.yaml:2:8  acme/bolt-pro',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('text: cheaper models only when asked for (--suggest cheaper); a model named twice is one entry', () => {
+    const twice = buildReport([...FOUND, { ...FOUND[0]!, line: 9 }], WALK, {
+      failOn: FAIL_ON,
+      baseline: [],
+      notPriceChecked: [],
+    });
+    const text = renderReport(twice, 'text', { suggestCheaper: true });
+    expect(text).toContain('2 cheaper');
+    expect(text).toContain(
+      '✖ quillon/quill-mini-2 fails: deprecated 2026-11-01: Quill Mini 2 retires (https://example.com/n3); cheaper: acme/bolt at $0.5 per 1M input tokens, 128,000 context · 2 references\n    src/app.py:3:9  quill-mini-2\n    src/app.py:9:9  quill-mini-2\n',
     );
   });
 
@@ -156,7 +173,7 @@ describe('the formats', () => {
     );
     const text = renderReport(hostile, 'text');
     expect(text).not.toMatch(/\u001b|\u0007/);
-    expect(text.split('\n')[1]).toContain('x y');
+    expect(text.split('\n')[3]).toContain('x y');
   });
 
   it('json: one document, with the findings as data', () => {

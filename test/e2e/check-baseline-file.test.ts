@@ -22,7 +22,7 @@ import { tempFolder } from '../support/temp.js';
 import { runAsNobody } from './as-nobody.js';
 import { run, scrubbedEnv } from './harness.js';
 
-const NEAR_MISS = 'MODEL = "openai/gpt-4o-2024-05-13"\n';
+const NEAR_MISS = 'MODEL = "openai/gpt-4o-transcribe"\n';
 
 let sandbox: Sandbox;
 let tree: string;

@@ -130,8 +130,8 @@ describe('check within bounds', () => {
   it('a 20 KB ignore rule: no stack overflow, no regular expression on stderr; the rule is left out, and said', async () => {
     const tree = tempFolder('mf-bounds-');
     writeFileSync(join(tree, '.gitignore'), `${'a*'.repeat(10_000)}\n*.log\n`);
-    writeFileSync(join(tree, 'app.py'), 'm = "openai/gpt-4o-2024-05-13"\n');
-    writeFileSync(join(tree, 'debug.log'), 'm = "openai/gpt-4o-2024-05-13"\n');
+    writeFileSync(join(tree, 'app.py'), 'm = "openai/gpt-4o-transcribe"\n');
+    writeFileSync(join(tree, 'debug.log'), 'm = "openai/gpt-4o-transcribe"\n');
     const result = await measured(['check', '.'], tree, 60_000);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).not.toContain('Internal error');

@@ -56,10 +56,10 @@ describe('check with a price history that answers 404', () => {
     const env = scrubbedEnv({ MODEL_FEED_API_KEY: sandbox.key, MODEL_FEED_BASE_URL: stubUrl });
     const text = await run(['check', '--since', '2026-06-01', '.'], env, { cwd: tree });
     expect(text.code, text.stderr).toBe(1);
-    expect(text.stdout).toContain(`src/app.py:1:6  ${GONE} → ${GONE}  deprecated 2026-06-03`);
-    expect(text.stdout).toContain(
-      'src/app.py:2:6  z-ai/glm-5.1 → z-ai/glm-5.1  price increase since 2026-06-01',
-    );
+    expect(text.stdout).toContain(`✖ ${GONE} fails: deprecated 2026-06-03`);
+    expect(text.stdout).toContain(`    src/app.py:1:6  ${GONE}\n`);
+    expect(text.stdout).toContain('• z-ai/glm-5.1  price increase since 2026-06-01');
+    expect(text.stdout).toContain('    src/app.py:2:6  z-ai/glm-5.1\n');
     expect(text.stdout).toContain(
       `Not price-checked: ${GONE} (the service has no price history for it: HTTP 404).`,
     );

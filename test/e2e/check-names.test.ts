@@ -29,7 +29,7 @@ describe('the names check reports', () => {
   it('a backslash in a file name is part of the name, not a folder separator', async () => {
     const tree = tempFolder('mf-names-');
     mkdirSync(join(tree, 'src'));
-    writeFileSync(join(tree, 'src\\app.py'), 'A = "openai/gpt-4o-2024-05-13"\n');
+    writeFileSync(join(tree, 'src\\app.py'), 'A = "openai/gpt-4o-transcribe"\n');
     writeFileSync(join(tree, 'src/app.py'), 'nothing here\n');
     const result = await run(['check', '--format', 'sarif', '.'], env(), { cwd: tree });
     const sarif = JSON.parse(result.stdout);
@@ -40,7 +40,7 @@ describe('the names check reports', () => {
 
   it('a name that is not UTF-8 is not skipped unseen: it is named as unread (exit 2)', async () => {
     const tree = tempFolder('mf-names-');
-    writeFileSync(Buffer.from(`${tree}/\xffbad.py`, 'latin1'), 'm = "openai/gpt-4o-2024-05-13"\n');
+    writeFileSync(Buffer.from(`${tree}/\xffbad.py`, 'latin1'), 'm = "openai/gpt-4o-transcribe"\n');
     writeFileSync(join(tree, 'ok.py'), 'nothing\n');
     const result = await run(['check', '.'], env(), { cwd: tree });
     expect(result.code, result.stdout).toBe(2);
@@ -50,7 +50,7 @@ describe('the names check reports', () => {
   it('a file named twice, by overlapping paths, is scanned and reported once', async () => {
     const tree = tempFolder('mf-names-');
     mkdirSync(join(tree, 'src'));
-    writeFileSync(join(tree, 'src/a.ts'), 'const m = "openai/gpt-4o-2024-05-13";\n');
+    writeFileSync(join(tree, 'src/a.ts'), 'const m = "openai/gpt-4o-transcribe";\n');
     const result = await run(['check', '--format', 'json', '.', 'src', 'src/a.ts', './src/'], env(), {
       cwd: tree,
     });

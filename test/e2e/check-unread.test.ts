@@ -43,7 +43,7 @@ function chownTree(tree: string, uid: number, paths: string[]): void {
   for (const path of paths) chownSync(join(tree, path), uid, uid);
 }
 
-const NEAR_MISS = 'MODEL = "openai/gpt-4o-2024-05-13"\n';
+const NEAR_MISS = 'MODEL = "openai/gpt-4o-transcribe"\n';
 
 describe('check reads what it is given, or fails saying what it did not read', () => {
   it("another user's tree is read: its findings are reported", async () => {

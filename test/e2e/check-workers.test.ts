@@ -48,7 +48,7 @@ function fixtureTree(): string {
       `# file ${i}`,
       i % 3 === 0 ? 'model = "openai/gpt-4o"' : 'x = 1',
       i % 5 === 0 ? 'fallback = "Quill Mini 2"  # model-feed-ignore' : 'y = 2',
-      i % 7 === 0 ? 'legacy = "openai/gpt-4o-2024-05-13"' : 'z = 3',
+      i % 7 === 0 ? 'legacy = "openai/gpt-4o-transcribe"' : 'z = 3',
       i % 11 === 0 ? 'hf = "quillon/quill-mini-3" → “GPT-4o mini” 😀' : '',
     ];
     write(

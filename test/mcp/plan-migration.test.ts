@@ -68,6 +68,10 @@ const EVENTS = {
     afterValue: 'https://huggingface.co/Quillon/Quill-Mini-2-Instruct removed',
   }),
   aboutQuill3: deprecation('Quill 3'),
+  // Its free variant retired, named in the title only: no reason to move off the model itself.
+  aboutItsFreeVariant: deprecation('Quill Mini 2', {
+    title: 'Quill Mini 2 free variant (quillon/quill-mini-2:free) retired',
+  }),
 };
 const ALL = Object.values(EVENTS);
 

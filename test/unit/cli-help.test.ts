@@ -105,6 +105,7 @@ const COMMANDS: Array<{ path: string[]; own: string[]; settings: string[]; exact
       '--baseline',
       '--write-baseline',
       '--allow-unread',
+      '--suggest',
     ],
     settings: SERVICE,
     exact: true,

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { apiSchemas, type ChangeEvent, type Model } from '../../src/api/schemas.js';
-import { concernedModelId, indexModels } from '../../src/feed/concerns.js';
+import { concernedModel, concernedModelId, concernsModel, indexModels } from '../../src/feed/concerns.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
 import { changeEvent, model } from '../fixtures.js';
 
@@ -146,5 +146,32 @@ describe('concernedModelId on the bundled data set', () => {
       .filter((r) => r.got !== r.expected);
     expect(wrong).toEqual([]);
     expect(raw.events.length).toBeGreaterThan(50);
+  });
+});
+
+describe('concernsModel: a variant retired concerns the variant, not its model', () => {
+  it.each([
+    ['named as an id in the title', 'Quill Mini 2 free variant (quillon/quill-mini-2:free) retired'],
+    ['named in words only', 'Quill Mini 2 free variant retired'],
+    ['named as an id alone', 'quillon/quill-mini-2:free retired'],
+  ])('%s', (_how, title) => {
+    const notice = event('Quill Mini 2', { title });
+    expect(concernedModel(notice, index)).toEqual({ modelId: 'quillon/quill-mini-2', variant: 'free' });
+    expect(concernsModel(notice, index, 'quillon/quill-mini-2')).toBe(false);
+    expect(concernsModel(notice, index, 'quillon/quill-mini-2', 'free')).toBe(true);
+    expect(concernsModel(notice, index, 'quillon/quill-mini-2', 'beta')).toBe(false);
+  });
+
+  it('an event about the model concerns each of its variants too', () => {
+    const notice = event('Quill Mini 2', { title: 'Quill Mini 2 retired; a new variant is coming' });
+    expect(concernedModel(notice, index)).toEqual({ modelId: 'quillon/quill-mini-2', variant: null });
+    expect(concernsModel(notice, index, 'quillon/quill-mini-2')).toBe(true);
+    expect(concernsModel(notice, index, 'quillon/quill-mini-2', 'free')).toBe(true);
+  });
+
+  it('a variant the catalog lists is a model of its own', () => {
+    const notice = event('something else', { title: 'quillon/quill-3:free retired' });
+    expect(concernedModel(notice, index)).toEqual({ modelId: 'quillon/quill-3:free', variant: null });
+    expect(concernsModel(notice, index, 'quillon/quill-3')).toBe(false);
   });
 });
