@@ -31,7 +31,7 @@ const sdkShimsWithoutAjv: Plugin = {
 const lazyBundles: Plugin = {
   name: 'lazy-bundles',
   setup(build) {
-    build.onResolve({ filter: /\/sandbox\/server\.js$/ }, ({ importer }) =>
+    build.onResolve({ filter: /\/sandbox\/service\.js$/ }, ({ importer }) =>
       importer.includes('/src/sandbox/') ? undefined : { path: './sandbox.cjs', external: true },
     );
     build.onResolve({ filter: /\/setup\/formats\.js$/ }, () => ({
@@ -71,14 +71,14 @@ export default defineConfig((): Options[] => {
     {
       ...bundles,
       // A client's plain start (no arguments) loads dist/server.cjs alone: the stdio server, none of
-      // the command line (src/server-main.ts).
-      entry: { server: 'src/server-main.ts' },
+      // the command line (src/stdio-entry.ts).
+      entry: { server: 'src/stdio-entry.ts' },
     },
     {
       ...bundles,
       entry: {
         index: 'src/index.ts',
-        sandbox: 'src/sandbox/server.ts',
+        sandbox: 'src/sandbox/service.ts',
         'setup-formats': 'src/setup/formats.ts',
         // check's worker thread (src/check/pool.ts): it loads only Node's own modules.
         'check-worker': 'src/check/worker.ts',

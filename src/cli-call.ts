@@ -10,7 +10,7 @@ import { type ConfigFlags, resolveConfig } from './config.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { listTools } from './server.js';
+import { listTools } from './mcp-server.js';
 import { echoValue } from './text/redact.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';

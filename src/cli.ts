@@ -404,7 +404,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number |
     code = c;
   };
   try {
-    // No arguments: the stdio server, as server-main.ts serves it, without building the command
+    // No arguments: the stdio server, as stdio-entry.ts serves it, without building the command
     // line. The flags commander gives for none change nothing (a test checks it).
     if (argv.length === 0) await serve({}, io, argv, exit);
     else await buildProgram(io, argv, exit).parseAsync([...argv], { from: 'user' });

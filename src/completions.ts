@@ -18,12 +18,12 @@ import type { CompleteRequest, CompleteResult, Server } from '@modelcontextproto
 import type { FeedApi } from './api/client.js';
 import { EVENT_TYPES, type Model } from './api/schemas.js';
 import { yieldToEventLoop } from './api/yield.js';
+import type { ServerDeps } from './mcp-server-deps.js';
 import { MAX_IDS, MAX_IDS_LENGTH, splitIds } from './prompts/compare-models.js';
 import { PROMPTS } from './prompts/index.js';
 import { vendorOf } from './prompts/models.js';
 import type { CompletionKind } from './prompts/prompt.js';
 import { MODEL_URI_TEMPLATE } from './resources/model.js';
-import type { ServerDeps } from './server-deps.js';
 import { closestIds, findModel, normalizeId } from './tools/model-lookup.js';
 
 /** The protocol's cap on values in one answer. */

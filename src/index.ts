@@ -40,10 +40,10 @@ export {
 } from './errors.js';
 export type { CliIo } from './io.js';
 export { createLogger, type Logger, type LoggerOptions } from './log.js';
+export { callTool, createServer, listTools, type ServerDeps } from './mcp-server.js';
 export { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
 export { chooseProxy, type ProxyChoice } from './net/proxy.js';
-export type { Sandbox, SandboxOptions } from './sandbox/server.js';
-export { callTool, createServer, listTools, type ServerDeps } from './server.js';
+export type { Sandbox, SandboxOptions } from './sandbox/service.js';
 export { StdioTransport } from './stdio/transport.js';
 export { runStdio } from './stdio.js';
 export { VERSION } from './version.js';
@@ -53,8 +53,8 @@ export { VERSION } from './version.js';
  * `POST /api/mcp` with this package's MCP server unless `options.mcp` says otherwise.
  */
 export async function startSandbox(
-  options?: import('./sandbox/server.js').SandboxOptions,
-): Promise<import('./sandbox/server.js').Sandbox> {
-  const sandbox = await import('./sandbox/server.js');
+  options?: import('./sandbox/service.js').SandboxOptions,
+): Promise<import('./sandbox/service.js').Sandbox> {
+  const sandbox = await import('./sandbox/service.js');
   return sandbox.startSandbox({ ...options, mcp: options?.mcp ?? serveMcpEndpoint });
 }

@@ -10,7 +10,7 @@ import { ConfigError } from './errors.js';
 import type { Logger } from './log.js';
 import { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
-import type { Sandbox, SandboxOptions } from './sandbox/server.js';
+import type { Sandbox, SandboxOptions } from './sandbox/service.js';
 import { DiskCache } from './store/disk-cache.js';
 import { displayUrl } from './text/redact.js';
 import { USER_AGENT } from './version.js';
@@ -45,7 +45,7 @@ const WARM_UP_SAMPLE = {
  * --sandbox` shows each change once, as the watcher delivers it, not again as the sandbox made it.
  */
 export async function startLocalSandbox(log: Logger, options: SandboxOptions = {}): Promise<Sandbox> {
-  const { startSandbox } = await import('./sandbox/server.js');
+  const { startSandbox } = await import('./sandbox/service.js');
   return startSandbox({
     ...options,
     log: (level, message) => log[level === 'info' ? 'debug' : level](`sandbox: ${message}`),

@@ -1,17 +1,17 @@
 /**
  * The stdio server as a command runs it: logger, runtime, MCP server, idle warm-up.
  * Shared by the full command line (cli.ts, for `model-feed-mcp --sandbox`, `--proxy …`) and the
- * server-only bundle (server-main.ts) that a client's plain start loads.
+ * server-only bundle (stdio-entry.ts) that a client's plain start loads.
  */
 
 import type { Config } from './config.js';
 import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
+import { createServer, prepareTools } from './mcp-server.js';
 import { ChangesSubscriptions } from './resources/changes-subscriptions.js';
 import { followListens, honoredListen } from './resources/listen.js';
 import { createRuntime } from './runtime.js';
-import { createServer, prepareTools } from './server.js';
 import { onQuietMoments } from './stdio/quiet-moments.js';
 import type { StdioTransport } from './stdio/transport.js';
 import { runStdio, servingBothEras } from './stdio.js';

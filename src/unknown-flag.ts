@@ -15,7 +15,7 @@ import {
   unknownToolMessage,
 } from './call-flags.js';
 import { EXIT } from './exit-codes.js';
-import { listTools } from './server.js';
+import { listTools } from './mcp-server.js';
 import { prefixedSecrets } from './text/key-shapes.js';
 import { echoValue } from './text/redact.js';
 import type { JsonSchema } from './tools/json-schema.js';

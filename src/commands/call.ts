@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { InvalidArgumentsError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../server.js';
+import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../mcp-server.js';
 import { redactSecrets } from '../text/redact.js';
 import { escapeJsonText, terminalSafe } from '../text/terminal.js';
 import { VERSION } from '../version.js';

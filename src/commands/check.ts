@@ -20,7 +20,7 @@ import { describeError } from '../describe-error.js';
 import { ConfigError, isServiceUnavailable } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
-import { SAMPLE_DATA_NOTE } from '../server.js';
+import { SAMPLE_DATA_NOTE } from '../mcp-server.js';
 import { echoPath, redactSecrets } from '../text/redact.js';
 import { terminalSafe } from '../text/terminal.js';
 import { runOneShot } from './one-shot.js';

@@ -8,7 +8,7 @@ import { isLoopbackHost } from '../net/loopback.js';
 import type { Tier } from '../sandbox/keys.js';
 import { serveMcpEndpoint } from '../sandbox/mcp-endpoint.js';
 import { DAILY_LIMITS } from '../sandbox/quota.js';
-import { startSandbox } from '../sandbox/server.js';
+import { startSandbox } from '../sandbox/service.js';
 import { echoValue } from '../text/redact.js';
 
 export interface SandboxFlags {

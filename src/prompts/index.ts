@@ -5,8 +5,8 @@
  */
 
 import { type Prompt, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import type { ServerDeps } from '../mcp-server-deps.js';
 import { requestError, toRequestError } from '../request-errors.js';
-import type { ServerDeps } from '../server-deps.js';
 import { parseArguments, shown } from '../tools/arguments.js';
 import { type JsonSchema, toJsonSchema } from '../tools/json-schema.js';
 import { compareModels } from './compare-models.js';

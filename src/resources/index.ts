@@ -13,8 +13,8 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { AbortedError } from '../errors.js';
+import type { ServerDeps } from '../mcp-server-deps.js';
 import { requestError, toRequestError } from '../request-errors.js';
-import type { ServerDeps } from '../server-deps.js';
 import { inline } from '../text/change-line.js';
 import { changesFreshMs, readHint } from './cache-hints.js';
 import { CHANGES_URI, changesResource, readRecentChanges } from './changes.js';

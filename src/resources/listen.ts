@@ -16,7 +16,7 @@ import {
   type ServerEventBus,
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { ModernAdmission } from '../http/server.js';
+import type { ModernAdmission } from '../http/endpoint.js';
 import { type FailureContext, toRequestError } from '../request-errors.js';
 import type { Notification } from '../stdio/activity.js';
 import type { StdioTransport } from '../stdio/transport.js';

@@ -14,9 +14,9 @@ import { DEFAULTS } from '../config.js';
 import { unavailableReason } from '../describe-error.js';
 import { answerWithoutSession, sendWebResponse, toWebRequest } from '../http/web.js';
 import { silentLogger } from '../log.js';
-import { createServer } from '../server.js';
+import { createServer } from '../mcp-server.js';
 import { USER_AGENT, VERSION } from '../version.js';
-import type { SandboxMcpHandler } from './server.js';
+import type { SandboxMcpHandler } from './service.js';
 
 /** MCP messages are small; the SDK answers 413 past this. */
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -21,7 +21,7 @@ import { compileMatcher } from '../../src/check/matcher.js';
 import { ScanWorkerError } from '../../src/check/pool.js';
 import { INLINE_BYTES, MAX_LISTED_PER_FILE, scanPaths } from '../../src/check/scan.js';
 import { AbortedError } from '../../src/errors.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { tempFolder } from '../support/temp.js';
 import { NODE, scrubbedEnv } from './harness.js';
 

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildDataset } from '../../src/sandbox/dataset.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { sarifValidator } from '../check/sarif-schema.js';
 import { tempFolder } from '../support/temp.js';
 import { run, scrubbedEnv } from './harness.js';

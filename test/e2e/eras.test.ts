@@ -10,7 +10,7 @@ import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from '@m
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { BIN, eventually, NODE, type RawProcess, request, scrubbedEnv, spawnRaw } from './harness.js';
 import { type HttpCli, startHttpCli } from './http-support.js';
 

@@ -6,7 +6,7 @@
 
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { INITIALIZE_PARAMS, MCP_HEADERS, rawRequest, rpc } from '../http/raw-request.js';
 import { scrubbedEnv } from './harness.js';
 import { startHttpCli } from './http-support.js';

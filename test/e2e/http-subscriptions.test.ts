@@ -6,7 +6,7 @@
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { eventually, scrubbedEnv } from './harness.js';
 import { startHttpCli } from './http-support.js';
 

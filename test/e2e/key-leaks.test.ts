@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { INITIALIZE, INITIALIZED, request, run, scrubbedEnv, spawnRaw, toolCall } from './harness.js';
 
 const KEY = 'mfsk_leak_5d41402abc4b2a76b9719d91';

@@ -4,7 +4,7 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connectCli, INITIALIZE, INITIALIZED, request, scrubbedEnv, spawnRaw } from './harness.js';
 
 let sandbox: Sandbox;

@@ -9,7 +9,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { getNodeValue, parseToml, parseTree } from '../../src/setup/formats.js';
 import { spawnPty } from '../support/pty.js';
 import { tempFolder } from '../support/temp.js';

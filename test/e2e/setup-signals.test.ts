@@ -9,7 +9,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { spawnPty } from '../support/pty.js';
 import { tempFolder } from '../support/temp.js';
 import { BIN, eventually, NODE, run, scrubbedEnv } from './harness.js';

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { getNodeValue, parseToml, parseTree } from '../../src/setup/formats.js';
 import { tempFolder } from '../support/temp.js';
 import { BIN, NODE, type Output, run, scrubbedEnv } from './harness.js';

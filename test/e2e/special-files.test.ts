@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { type RawProcess, run, scrubbedEnv, spawnRaw } from './harness.js';
 
 let sandbox: Sandbox;

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connectCli, eventually, INITIALIZE, INITIALIZED, scrubbedEnv, spawnRaw } from './harness.js';
 
 interface Seen {

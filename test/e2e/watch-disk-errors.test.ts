@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { runAsNobody } from './as-nobody.js';
 import { fullTmpfs, fullTmpfsIn, needRoot, tmpfs } from './disk-faults.js';
 import { BIN, NODE, type Output } from './harness.js';

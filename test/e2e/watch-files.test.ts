@@ -18,7 +18,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { MOUNTED_TREE, runAsNobody } from './as-nobody.js';
 import { needRoot } from './disk-faults.js';
 import { BIN, eventually, NODE, spawnRaw } from './harness.js';

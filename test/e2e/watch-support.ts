@@ -1,6 +1,6 @@
 /** Shared pieces of the `watch` end-to-end tests: a watcher process, its output, the feed's truth. */
 
-import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Sandbox } from '../../src/sandbox/service.js';
 import { tempFolder } from '../support/temp.js';
 import { type Output, run, scrubbedEnv } from './harness.js';
 

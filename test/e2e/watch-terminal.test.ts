@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { changeLine } from '../../src/text/change-line.js';
 import { spawnPty } from '../support/pty.js';
 import { BIN, eventually, NODE, run, scrubbedEnv, spawnRaw } from './harness.js';

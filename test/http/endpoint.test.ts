@@ -1,5 +1,5 @@
 /**
- * The `--http` endpoint in process (src/http/server.ts): a real SDK Client over Streamable HTTP, and
+ * The `--http` endpoint in process (src/http/endpoint.ts): a real SDK Client over Streamable HTTP, and
  * raw requests for what a client library would never send. The MCP server behind it answers from
  * an in-process sandbox. The built CLI is tested end to end in test/e2e/http.test.ts.
  */
@@ -11,10 +11,10 @@ import type { Server as McpServer } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { unavailableReason } from '../../src/describe-error.js';
-import { type HttpEndpoint, type HttpEndpointOptions, startHttpEndpoint } from '../../src/http/server.js';
+import { type HttpEndpoint, type HttpEndpointOptions, startHttpEndpoint } from '../../src/http/endpoint.js';
 import { createLogger, silentLogger } from '../../src/log.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { createServer } from '../../src/server.js';
+import { createServer } from '../../src/mcp-server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { INITIALIZE_PARAMS, MCP_HEADERS, rawRequest, rpc } from './raw-request.js';
 
 const KEY = 'mfsk_http_endpoint_test_key';

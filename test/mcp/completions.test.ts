@@ -3,7 +3,7 @@ import { type FeedApi, unavailableApi } from '../../src/api/client.js';
 import type { Model } from '../../src/api/schemas.js';
 import { completeIds } from '../../src/completions.js';
 import { ConfigError } from '../../src/errors.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connect, sandboxApi } from './support.js';
 
 let sandbox: Sandbox;

@@ -1,6 +1,6 @@
 import type { GetPromptResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connect, rejection, sandboxApi } from './support.js';
 
 let sandbox: Sandbox;

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedApi } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
-import { createServer } from '../../src/server.js';
+import { createServer } from '../../src/mcp-server.js';
 import { onQuietMoments, QUIET_MS } from '../../src/stdio/quiet-moments.js';
 import { model, modelsPage } from '../fixtures.js';
 import { linkOverStdio } from './stdio-link.js';

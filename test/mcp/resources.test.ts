@@ -2,7 +2,7 @@ import type { JSONRPCErrorResponse } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { unavailableApi } from '../../src/api/client.js';
 import { ConfigError } from '../../src/errors.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connect, rejection, sandboxApi } from './support.js';
 
 let sandbox: Sandbox;

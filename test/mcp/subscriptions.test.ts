@@ -4,7 +4,7 @@ import { ConfigError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { ChangesSubscriptions } from '../../src/resources/changes-subscriptions.js';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connect, rejection, sandboxApi } from './support.js';
 
 let sandbox: Sandbox;

@@ -8,8 +8,8 @@ import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextpro
 import { createApiClient, type FeedApi } from '../../src/api/client.js';
 import { unavailableReason } from '../../src/describe-error.js';
 import { silentLogger } from '../../src/log.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { createServer, type ServerDeps } from '../../src/server.js';
+import { createServer, type ServerDeps } from '../../src/mcp-server.js';
+import type { Sandbox } from '../../src/sandbox/service.js';
 
 export function sandboxApi(sandbox: Sandbox, cacheTtlMs = 60_000): FeedApi {
   return createApiClient({

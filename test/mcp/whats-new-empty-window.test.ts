@@ -10,7 +10,7 @@ import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import type { ChangesPage } from '../../src/api/schemas.js';
 import { RateLimitError } from '../../src/errors.js';
 import { RECENT_CHANGES } from '../../src/prompts/whats-new.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { connect, rejection, sandboxApi } from './support.js';
 
 let sandbox: Sandbox;

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
 import { isLoopbackHost } from '../../src/net/loopback.js';
-import { baseUrl, startSandbox } from '../../src/sandbox/server.js';
+import { baseUrl, startSandbox } from '../../src/sandbox/service.js';
 
 const bound = (address: string, port = 4000): AddressInfo => ({
   address,

@@ -7,7 +7,7 @@ import { buildDataset } from '../../src/sandbox/dataset.js';
 import { hashKey } from '../../src/sandbox/keys.js';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { call, type ErrorBody, rateLimitHeaders } from './http-helpers.js';
 
 const NOON = Date.UTC(2026, 6, 1, 12, 0, 0);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { call, type FeedPageBody } from './http-helpers.js';
 
 const TOTAL_EVENTS = 53;

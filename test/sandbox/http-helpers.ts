@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Sandbox } from '../../src/sandbox/service.js';
 import type { ChangeEvent, Model, PriceHistory } from '../../src/sandbox/types.js';
 
 export interface Answer<T> {

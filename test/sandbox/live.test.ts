@@ -7,7 +7,7 @@ import { generateChange } from '../../src/sandbox/live-changes.js';
 import { applyPublication, publishBacklog } from '../../src/sandbox/live-publish.js';
 import { parsePriceText } from '../../src/sandbox/prices.js';
 import { loadBundledData } from '../../src/sandbox/raw-data.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import type { ChangeEvent } from '../../src/sandbox/types.js';
 import { queryFeed } from '../../src/service-rules/feed-query.js';
 import {

@@ -2,7 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { INITIALIZE_PARAMS, MCP_HEADERS, rawRequest, rpc } from '../http/raw-request.js';
 
 let sandbox: Sandbox;

@@ -5,7 +5,7 @@ import {
   type RecordedRequest,
   recordedBytes,
 } from '../../src/sandbox/app.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { call } from './http-helpers.js';
 
 const BOUND_BYTES = REQUEST_LOG_LIMITS.bytes;

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSetup } from '../../src/commands/setup.js';
 import type { SetupFacts } from '../../src/commands/setup-facts.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { parseChoice, readHidden, readPipedLine } from '../../src/setup/prompt.js';
 import { tempFolder } from '../support/temp.js';
 

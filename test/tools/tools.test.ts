@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type FeedApi, unavailableApi } from '../../src/api/client.js';
 import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
-import { createServer, RATE_LIMIT_META_KEY, SAMPLE_DATA_NOTE } from '../../src/server.js';
+import { createServer, RATE_LIMIT_META_KEY, SAMPLE_DATA_NOTE } from '../../src/mcp-server.js';
 import { changeEvent, changesPage, model, modelsPage, TEST_BASE, testApiClient } from '../fixtures.js';
 
 const BASE = TEST_BASE;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentsError } from '../../src/errors.js';
-import { listTools } from '../../src/server.js';
+import { listTools } from '../../src/mcp-server.js';
 import { parseArguments } from '../../src/tools/arguments.js';
 import { getModel } from '../../src/tools/get-model.js';
 import { toJsonSchema } from '../../src/tools/json-schema.js';

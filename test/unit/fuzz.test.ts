@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FeedApi } from '../../src/api/client.js';
 import { apiSchemas } from '../../src/api/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { callTool, listTools } from '../../src/server.js';
+import { callTool, listTools } from '../../src/mcp-server.js';
 import { StdioTransport } from '../../src/stdio/transport.js';
 import { changeEvent, changesPage, model, modelsPage } from '../fixtures.js';
 
