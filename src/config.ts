@@ -31,6 +31,15 @@ import {
   type Secrets,
   type Source,
 } from './config/setting-source.js';
+import {
+  DEFAULTS,
+  PUBLIC_ORIGINS,
+  type PublicOriginName,
+  SETTINGS,
+  type Setting,
+  SOURCES,
+  type SourceKind,
+} from './config/settings-table.js';
 import { ConfigError } from './errors.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log-options.js';
 import { isLoopbackHost } from './net/loopback.js';
@@ -39,31 +48,17 @@ import { withoutTrailingSlashes } from './text/key-shapes.js';
 import { echoValue, prefixedSecrets, secretShapedTokens, secretValues } from './text/redact.js';
 
 // The settings' own vocabulary, for those who validate or document them.
-export { ENV, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
-
-/** Where answers come from: the hosted service, the public origins recorded here, or sample data. */
-export const SOURCES = ['service', 'public', 'sample'] as const;
-export type SourceKind = (typeof SOURCES)[number];
-
-/** The public origins by name, with their default addresses (the product specification). */
-export const PUBLIC_ORIGINS = {
-  openrouter: { env: ENV.openrouterUrl, url: 'https://openrouter.ai/api/v1' },
-  modelsDev: { env: ENV.modelsDevUrl, url: 'https://models.dev' },
-  huggingface: { env: ENV.huggingfaceUrl, url: 'https://huggingface.co' },
-  deprecations: { env: ENV.deprecationsUrl, url: 'https://modeldeprecations.dev' },
-} as const;
-export type PublicOriginName = keyof typeof PUBLIC_ORIGINS;
-
-export const DEFAULTS = {
-  timeoutMs: 15_000,
-  cacheTtlS: 60,
-  logLevel: 'warn' as LogLevel,
-  logFormat: 'text' as LogFormat,
-  /** A week: an answer that old still beats none while the service is down, and says its age. */
-  staleMaxAgeS: 7 * 86_400,
-  source: 'service' as SourceKind,
-  /** An hour: the aggregator's catalog changes a few times a day. */
-  refreshS: 3600,
+export {
+  DEFAULTS,
+  ENV,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+  PUBLIC_ORIGINS,
+  type PublicOriginName,
+  SOURCES,
+  type SourceKind,
 };
 
 /** Proxy settings as found; which one applies to a URL is decided by `chooseProxy`. */
@@ -193,9 +188,9 @@ const STRING_SETTING_FLAGS: Record<StringSettingFlag, true> = {
 function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined): string[] {
   const settings = [
     ...Object.keys(STRING_SETTING_FLAGS).map((name) => flags[name as StringSettingFlag]),
-    ...Object.values(ENV)
-      .filter((name) => name !== ENV.apiKey)
-      .map((name) => env[name]),
+    ...Object.values(SETTINGS as Record<string, Setting>)
+      .filter((setting) => setting.env && !setting.secret)
+      .map((setting) => env[setting.env ?? '']),
     ...['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].flatMap((name) => [env[name], env[name.toLowerCase()]]),
   ];
   const shaped = [
@@ -203,7 +198,10 @@ function collectSecrets(flags: ConfigFlags, env: Env, apiKey: string | undefined
     // doctor prints this path: only a key by its prefix counts, so an ordinary file name stays.
     ...(env.NODE_EXTRA_CA_CERTS ? prefixedSecrets(env.NODE_EXTRA_CA_CERTS) : []),
   ];
-  const found = [apiKey, env[ENV.apiKey]?.trim(), ...shaped];
+  const secretSettings = Object.values(SETTINGS as Record<string, Setting>).filter(
+    (setting) => setting.secret,
+  );
+  const found = [apiKey, ...secretSettings.map((setting) => env[setting.env ?? '']?.trim()), ...shaped];
   // Lowercased too: a key pasted where a host name belongs comes back lowercased by URL parsing.
   return secretValues([...found, ...found.map((value) => value?.toLowerCase())]);
 }
@@ -291,7 +289,7 @@ export function resolveConfig(
   const timeoutMs = integerSetting(
     from('timeout', pick(flags.timeout, '--timeout', env, ENV.timeout)),
     DEFAULTS.timeoutMs,
-    { min: 1, max: 600_000, unit: 'milliseconds' },
+    SETTINGS.timeout.range,
     ENV.timeout,
     '--timeout',
     secrets,
@@ -299,7 +297,7 @@ export function resolveConfig(
   const cacheTtlS = integerSetting(
     from('cacheTtl', pick(flags.cacheTtl, '--cache-ttl', env, ENV.cacheTtl)),
     DEFAULTS.cacheTtlS,
-    { min: 0, max: 86_400, unit: 'seconds' },
+    SETTINGS.cacheTtl.range,
     ENV.cacheTtl,
     '--cache-ttl',
     secrets,
@@ -357,7 +355,7 @@ export function resolveConfig(
   const staleMaxAgeS = integerSetting(
     pick(flags.staleMaxAge, '--stale-max-age', env, ENV.staleMaxAge),
     DEFAULTS.staleMaxAgeS,
-    { min: 0, max: 365 * 86_400, unit: 'seconds' },
+    SETTINGS.staleMaxAge.range,
     ENV.staleMaxAge,
     '--stale-max-age',
     secrets,
@@ -375,7 +373,7 @@ export function resolveConfig(
     ? integerSetting(
         from('refresh', pick(flags.refresh, '--refresh', env, ENV.refresh)),
         DEFAULTS.refreshS,
-        { min: 0, max: 30 * 86_400, unit: 'seconds' },
+        SETTINGS.refresh.range,
         ENV.refresh,
         '--refresh',
         secrets,

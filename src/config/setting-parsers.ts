@@ -7,11 +7,12 @@
 import { ConfigError } from '../errors.js';
 import { echoValue } from '../text/redact.js';
 import { ENV, type Secrets, type Source } from './setting-source.js';
+import { SETTINGS, type WholeNumberRange } from './settings-table.js';
 
 export function integerSetting(
   source: Source | undefined,
   fallback: number,
-  { min, max, unit }: { min: number; max: number; unit: string },
+  { min, max, unit }: WholeNumberRange,
   setting: string,
   flag: string,
   secrets: Secrets,
@@ -31,10 +32,11 @@ export function integerSetting(
 /** Seconds between subscription polls, or undefined: the tier decides. The message names both ways to set it. */
 export function watchIntervalSetting(source: Source | undefined, secrets: Secrets): number | undefined {
   if (!source) return undefined;
+  const { min, max } = SETTINGS.watchInterval.range;
   const n = /^\d+$/.test(source.value) ? Number(source.value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 86_400) {
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new ConfigError(
-      `${source.origin} must be a whole number of seconds from 1 to 86400 (the poll interval for resource subscriptions, set by --watch-interval or ${ENV.watchInterval}); got "${echoValue(source.value, secrets)}".`,
+      `${source.origin} must be a whole number of seconds from ${min} to ${max} (the poll interval for resource subscriptions, set by --watch-interval or ${ENV.watchInterval}); got "${echoValue(source.value, secrets)}".`,
       ENV.watchInterval,
       '--watch-interval',
     );
