@@ -106,7 +106,13 @@ export async function runWatcher(
   signal: AbortSignal,
 ): Promise<WatchResult> {
   const { api, sink, log, status } = deps;
-  const retry = { maxAttempts: options.maxAttempts, random: deps.random, sleep: deps.sleep, log };
+  const retry = {
+    maxAttempts: options.maxAttempts,
+    random: deps.random,
+    sleep: deps.sleep,
+    log,
+    cursorSaved: deps.statePath !== undefined,
+  };
   // Until an answer tells the tier, the interval asked for, or the free tier's: the first poll goes
   // out at once either way, and a failed one waits on the outage backoff, not on this.
   const pacer = new Pacer((options.intervalS ?? defaultIntervalS(ASSUMED_DAILY_LIMIT)) * 1000, deps.now());
