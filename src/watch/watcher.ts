@@ -28,6 +28,7 @@ import {
 } from '../feed/schedule.js';
 import type { Logger } from '../log.js';
 import { withRetries } from './deliver.js';
+import { DeliveredMemory, markDelivery } from './news.js';
 import type { WatchOptions } from './options.js';
 import type { Sink } from './sinks/sink.js';
 import {
@@ -129,6 +130,10 @@ export async function runWatcher(
   const concerningNote = () =>
     deps.concerns ? `${run.delivered} of ${run.seen} concern your code` : undefined;
 
+  // What was delivered lately, to tell an update from news: saved with the cursor where the cursor
+  // is, so the two always agree after a crash; otherwise kept for this run only.
+  let memory = new DeliveredMemory();
+
   const save = async (cursor: number, delivered: number) => {
     // Taken over meanwhile (the lock judged stale, or deleted): two watchers would share one cursor.
     await deps.checkLock?.();
@@ -137,6 +142,7 @@ export async function runWatcher(
       cursor,
       delivered: state.delivered + delivered,
       updatedAt: new Date(deps.now()).toISOString(),
+      remembered: memory.list(),
     };
     if (deps.statePath !== undefined) await saveState(deps.statePath, state, deps.stateSetting);
     status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
@@ -165,8 +171,10 @@ export async function runWatcher(
       poll.seen++;
       if (deps.concerns && !deps.concerns(item.event)) continue;
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
+      const marked = markDelivery(delivery, memory.mark(delivery));
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
-      await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
+      await withRetries(what, () => sink.deliver(marked, signal), retry, signal);
+      memory.remember(delivery);
       counted();
       run.delivered++;
       poll.delivered++;
@@ -240,6 +248,7 @@ export async function runWatcher(
         );
       }
       state = saved;
+      memory = new DeliveredMemory(saved.remembered);
       // Saved again, unchanged, before anything is delivered: a file that cannot be written (immutable,
       // a full or read-only disk) is found now, not after a page was delivered it cannot record.
       await deps.checkLock?.();
