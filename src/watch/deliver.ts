@@ -50,11 +50,16 @@ export async function withRetries(
       if (signal.aborted) throw signal.reason;
       const failure = asDeliveryError(error);
       if (failure.permanent || made >= policy.maxAttempts) {
-        const after = failure.permanent ? 'a permanent failure' : `${made} ${made === 1 ? 'attempt' : 'attempts'}`;
+        const after = failure.permanent
+          ? 'a permanent failure'
+          : `${made} ${made === 1 ? 'attempt' : 'attempts'}`;
         const next = policy.cursorSaved
           ? 'The cursor stays before this change: fix the sink, and the next run delivers it again.'
           : 'This run keeps no cursor, so the next one starts from --since again, not from this change: fix the sink and run again.';
-        throw new DeliveryError(`${what} failed (${after}): ${failure.message.replace(/\.$/, '')}. ${next}`, true);
+        throw new DeliveryError(
+          `${what} failed (${after}): ${failure.message.replace(/\.$/, '')}. ${next}`,
+          true,
+        );
       }
       const waitMs = Math.min(
         MAX_DELIVERY_WAIT_MS,

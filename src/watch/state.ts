@@ -219,13 +219,28 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
+ * One remembered change as its line of the file. A remembered change is never modified (a newer
+ * delivery replaces it), and the same hundreds are saved after every page of a drain: each is
+ * written out once.
+ */
+const rememberedLines = new WeakMap<RememberedChange, string>();
+function rememberedLine(change: RememberedChange): string {
+  let line = rememberedLines.get(change);
+  if (line === undefined) {
+    line = `    ${JSON.stringify(change)}`;
+    rememberedLines.set(change, line);
+  }
+  return line;
+}
+
+/**
  * The file's text: the state as indented JSON, and the remembered changes one per line, so the file
  * stays readable and a third of the size an indented list would take.
  */
 function stateText(body: Record<string, unknown>, remembered: RememberedChange[] | undefined): string {
   const head = JSON.stringify(body, null, 2);
   if (remembered === undefined) return `${head}\n`;
-  const lines = remembered.map((change) => `    ${JSON.stringify(change)}`).join(',\n');
+  const lines = remembered.map(rememberedLine).join(',\n');
   const list = remembered.length === 0 ? '[]' : `[\n${lines}\n  ]`;
   return `${head.slice(0, -2)},\n  "remembered": ${list}\n}\n`;
 }

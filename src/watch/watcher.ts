@@ -81,6 +81,18 @@ export interface WatchResult {
   message?: string;
 }
 
+/** "3 new changes", or "3 changes" when some of them are updates, which are not new. */
+function changeCount(changes: number, updates: number): string {
+  return `${changes} ${updates === 0 ? 'new ' : ''}${changes === 1 ? 'change' : 'changes'}`;
+}
+
+/** "1 of them an update of a change delivered before", for log lines that count deliveries. */
+function updateCount(updates: number): string {
+  return updates === 1
+    ? '1 of them an update of a change delivered before'
+    : `${updates} of them updates of changes delivered before`;
+}
+
 function failed(error: unknown): WatchResult {
   return { code: 1, message: describeError(error, 'shell') };
 }
@@ -124,9 +136,10 @@ export async function runWatcher(
 
   // This run's changes read, and delivered: all of them, or (with --uses) those that concern the
   // code. The status line counts this run's, not the state file's total over every run.
-  const run = { seen: 0, delivered: 0 };
+  // `updates`: those delivered before (news.ts), counted apart so a log line never calls them new.
+  const run = { seen: 0, delivered: 0, updates: 0 };
   // The same for the poll in progress, for its log line.
-  const poll = { seen: 0, delivered: 0 };
+  const poll = { seen: 0, delivered: 0, updates: 0 };
   const concerningNote = () =>
     deps.concerns ? `${run.delivered} of ${run.seen} concern your code` : undefined;
 
@@ -171,13 +184,18 @@ export async function runWatcher(
       poll.seen++;
       if (deps.concerns && !deps.concerns(item.event)) continue;
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
-      const marked = markDelivery(delivery, memory.mark(delivery));
+      const marking = memory.mark(delivery);
+      const marked = markDelivery(delivery, marking);
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
       await withRetries(what, () => sink.deliver(marked, signal), retry, signal);
       memory.remember(delivery);
       counted();
       run.delivered++;
       poll.delivered++;
+      if (marking.delivery === 'update') {
+        run.updates++;
+        poll.updates++;
+      }
     }
     await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
   };
@@ -216,10 +234,11 @@ export async function runWatcher(
       log.debug(`polled: nothing new after change time ${state.cursor}`);
       return;
     }
-    const changes = (n: number) => `${n} new ${n === 1 ? 'change' : 'changes'}`;
+    const changes = (n: number) => changeCount(n, poll.updates);
+    const updates = poll.updates === 0 ? '' : `, ${updateCount(poll.updates)}`;
     const what = deps.concerns
-      ? `delivered ${poll.delivered} of ${changes(poll.seen)} (the others do not concern your code)`
-      : `delivered ${changes(poll.delivered)}`;
+      ? `delivered ${poll.delivered} of ${changes(poll.seen)}${updates} (the others do not concern your code)`
+      : `delivered ${changes(poll.delivered)}${updates}`;
     const line = `${what} to ${sink.label}; cursor ${state.cursor}${deps.statePath === undefined ? '' : ' saved'}`;
     if (status.live) log.debug(line);
     else log.info(line);
@@ -323,8 +342,9 @@ export async function runWatcher(
       if (refusal) return { code: 2, message: refusal };
       if (options.once) {
         const concerning = concerningNote();
+        const updates = run.updates === 0 ? '' : `, ${updateCount(run.updates)}`;
         log.info(
-          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}; cursor ${state.cursor}`,
+          `--once: ${changeCount(run.seen, run.updates)}${concerning ? `, ${concerning}` : ''}${updates}; cursor ${state.cursor}`,
         );
         return { code: 0 };
       }

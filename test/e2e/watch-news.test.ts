@@ -75,6 +75,10 @@ describe('watch marks each change new or an update', () => {
     expect(second.code, second.stderr).toBe(0);
     const updates = envelopes(second.stdout);
     expect(updates.map((e) => e.data.id)).toEqual([confirmed, rejected]);
+    // The log does not count them as new either.
+    expect(second.stderr).toMatch(
+      /--once: 2 changes, 2 of them updates of changes delivered before; cursor \d+\n/,
+    );
     expect(updates[0]).toMatchObject({
       delivery: 'update',
       changed: ['verificationStatus'],

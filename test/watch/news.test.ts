@@ -93,8 +93,8 @@ describe('the state file', () => {
       remembered: memory.list(),
     };
     await saveState(path, state);
-    // Long values, and titles and summaries, are kept as digests: 1000 changes stay under a megabyte.
-    expect(statSync(path).size).toBeLessThan(1024 * 1024);
+    // Long values, and titles and summaries, are kept as digests: the file stays under half a megabyte.
+    expect(statSync(path).size).toBeLessThan(512 * 1024);
     const read = await readState(path);
     expect(read?.remembered).toEqual(memory.list());
     expect(new DeliveredMemory(read?.remembered).mark(delivery({ id: memory.list()[0]?.id })).delivery).toBe(
