@@ -128,6 +128,10 @@ describe('watch marks each change new or an update', () => {
         }
         seen.add(envelope.data.id);
       }
+      // Nor on stderr: the in-process sandbox's own news of what it published stays out of the log,
+      // so a person at the terminal sees each change once, as its delivered line.
+      for (const envelope of delivered) expect(watcher.stderr()).not.toContain(envelope.data.id);
+      expect(watcher.stderr()).not.toMatch(/published (price_change|verification|new_model)/);
     } finally {
       watcher.child.kill('SIGKILL');
     }
