@@ -9,37 +9,24 @@ import type { ChangeEvent } from '../api/schemas.js';
 import type { Delivery, Envelope } from '../feed/envelope.js';
 import { nodeCrypto } from '../lazy-node.js';
 
-/** The fields whose move an update names, in the order it names them. */
-export const TRACKED_FIELDS = [
-  'verificationStatus',
-  'afterValue',
-  'beforeValue',
-  'detectedAt',
-  'publishedAt',
-  'title',
-  'summary',
-  'sourceUrl',
-  'sourceName',
-  'eventType',
-] as const;
-export type TrackedField = (typeof TRACKED_FIELDS)[number];
-
 /**
  * The fields whose old value is kept, to be shown beside the new one (a verification, a price, a
- * date: short). The others (a title, a summary) are kept by digest: an update names them only.
+ * date: short).
  */
-export const VALUED_FIELDS: ReadonlySet<TrackedField> = new Set([
-  'verificationStatus',
-  'afterValue',
-  'beforeValue',
-  'detectedAt',
-  'publishedAt',
-]);
+const VALUED = ['verificationStatus', 'afterValue', 'beforeValue', 'detectedAt', 'publishedAt'] as const;
+/** The fields kept by digest only (a title, a summary: long): an update names them, no more. */
+const NAMED = ['title', 'summary', 'sourceUrl', 'sourceName', 'eventType'] as const;
+
+/** The fields whose move an update names, in the order it names them. */
+export const TRACKED_FIELDS = [...VALUED, ...NAMED] as const;
+export type TrackedField = (typeof TRACKED_FIELDS)[number];
+type ValuedField = (typeof VALUED)[number];
+export const VALUED_FIELDS: ReadonlySet<TrackedField> = new Set(VALUED);
 
 /**
  * How many delivered changes are remembered, the most recent kept, so a pending change is still
  * known when its verification comes; an older one is told as new. The state file holds them and is
- * rewritten after every page of a drain: 500 keep it near 200 KB, a few milliseconds a page.
+ * rewritten after every page of a drain: 500 keep it near 150 KB, a few milliseconds a page.
  */
 export const MAX_REMEMBERED = 500;
 /**
@@ -54,11 +41,17 @@ const MAX_REMEMBERED_ID = 200;
 /** A remembered value: the value itself, null when absent, or the digest of a long or odd one. */
 export type RememberedValue = string | null | { digest: string };
 
+/** Hex digits of one NAMED field's digest: enough to tell two values of one field apart. */
+const NAMED_DIGEST_LENGTH = 8;
+
 export interface RememberedChange {
   id: string;
   /** The content hash of the delivery id last delivered for it. */
   hash: string;
-  fields: Partial<Record<TrackedField, RememberedValue>>;
+  /** The VALUED fields' values (absent when null). */
+  values: Partial<Record<ValuedField, Exclude<RememberedValue, null>>>;
+  /** The NAMED fields' digests, NAMED_DIGEST_LENGTH hex digits each, in NAMED's order: one short string. */
+  named: string;
 }
 
 /** What a delivery says about its change, beside the change itself. */
@@ -81,16 +74,22 @@ export interface MarkedDelivery extends Delivery {
   marking: Marking;
 }
 
-function digest(text: string): string {
-  // Enough to tell two values of one field apart; the file keeps a thousand of each.
-  return nodeCrypto().createHash('sha256').update(text).digest('hex').slice(0, 12);
+function digest(value: unknown, length: number): string {
+  return nodeCrypto()
+    .createHash('sha256')
+    .update(JSON.stringify(value) ?? '')
+    .digest('hex')
+    .slice(0, length);
 }
 
-function remembered(field: TrackedField, value: unknown): RememberedValue {
+function rememberedValue(value: unknown): RememberedValue {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'string' && value.length <= MAX_REMEMBERED_VALUE && VALUED_FIELDS.has(field))
-    return value;
-  return { digest: digest(JSON.stringify(value) ?? '') };
+  if (typeof value === 'string' && value.length <= MAX_REMEMBERED_VALUE) return value;
+  return { digest: digest(value, 12) };
+}
+
+function namedDigests(data: Readonly<Record<string, unknown>>): string {
+  return NAMED.map((field) => digest(data[field] ?? null, NAMED_DIGEST_LENGTH)).join('');
 }
 
 function sameValue(a: RememberedValue | undefined, b: RememberedValue): boolean {
@@ -127,12 +126,18 @@ export class DeliveredMemory {
     const changed: TrackedField[] = [];
     const previous: Marking['previous'] = {};
     if (before.hash !== hashOf(envelope.deliveryId, event.id)) {
-      for (const field of TRACKED_FIELDS) {
-        const was = before.fields[field];
-        if (sameValue(was, remembered(field, envelope.data[field]))) continue;
+      for (const field of VALUED) {
+        const was = before.values[field];
+        if (sameValue(was, rememberedValue(envelope.data[field]))) continue;
         changed.push(field);
-        if (was === undefined || was === null || typeof was === 'string') previous[field] = was ?? null;
+        if (was === undefined || typeof was === 'string') previous[field] = was ?? null;
       }
+      const named = namedDigests(envelope.data);
+      NAMED.forEach((field, n) => {
+        const at = n * NAMED_DIGEST_LENGTH;
+        if (named.slice(at, at + NAMED_DIGEST_LENGTH) !== before.named.slice(at, at + NAMED_DIGEST_LENGTH))
+          changed.push(field);
+      });
     }
     return { delivery: 'update', changed, previous, rejected };
   }
@@ -141,14 +146,15 @@ export class DeliveredMemory {
   remember(delivery: Delivery): void {
     const { envelope, event } = delivery;
     if (event.id.length > MAX_REMEMBERED_ID) return;
-    const fields: RememberedChange['fields'] = {};
-    for (const field of TRACKED_FIELDS) {
-      const value = remembered(field, envelope.data[field]);
+    const values: RememberedChange['values'] = {};
+    for (const field of VALUED) {
+      const value = rememberedValue(envelope.data[field]);
       // Absent and null read the same: only what is there is written down.
-      if (value !== null) fields[field] = value;
+      if (value !== null) values[field] = value;
     }
+    const hash = hashOf(envelope.deliveryId, event.id);
     this.changes.delete(event.id);
-    this.changes.set(event.id, { id: event.id, hash: hashOf(envelope.deliveryId, event.id), fields });
+    this.changes.set(event.id, { id: event.id, hash, values, named: namedDigests(envelope.data) });
     if (this.changes.size > MAX_REMEMBERED) {
       const oldest = this.changes.keys().next().value as string;
       this.changes.delete(oldest);
@@ -182,14 +188,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function readValue(field: TrackedField, value: unknown): RememberedValue | undefined {
-  if (value === null) return null;
-  if (typeof value === 'string')
-    return value.length <= MAX_REMEMBERED_VALUE && VALUED_FIELDS.has(field) ? value : undefined;
+function readValue(value: unknown): Exclude<RememberedValue, null> | undefined {
+  if (typeof value === 'string') return value.length <= MAX_REMEMBERED_VALUE ? value : undefined;
   if (isRecord(value) && typeof value.digest === 'string' && /^[0-9a-f]{12}$/.test(value.digest))
     return { digest: value.digest };
   return undefined;
 }
+
+const NAMED_PATTERN = new RegExp(`^[0-9a-f]{${NAMED.length * NAMED_DIGEST_LENGTH}}$`);
 
 /**
  * The remembered changes of a state file, leniently: an entry this version could not have written
@@ -201,13 +207,14 @@ export function readRemembered(value: unknown): RememberedChange[] {
   for (const entry of value.slice(-MAX_REMEMBERED)) {
     if (!isRecord(entry) || typeof entry.id !== 'string' || entry.id.length > MAX_REMEMBERED_ID) continue;
     if (typeof entry.hash !== 'string' || !/^[0-9a-f]{1,64}$/.test(entry.hash)) continue;
-    const fields: RememberedChange['fields'] = {};
-    const saved = isRecord(entry.fields) ? entry.fields : {};
-    for (const field of TRACKED_FIELDS) {
-      const read = readValue(field, saved[field]);
-      if (read !== undefined && read !== null) fields[field] = read;
+    if (typeof entry.named !== 'string' || !NAMED_PATTERN.test(entry.named)) continue;
+    const values: RememberedChange['values'] = {};
+    const saved = isRecord(entry.values) ? entry.values : {};
+    for (const field of VALUED) {
+      const read = readValue(saved[field]);
+      if (read !== undefined) values[field] = read;
     }
-    changes.push({ id: entry.id, hash: entry.hash, fields });
+    changes.push({ id: entry.id, hash: entry.hash, values, named: entry.named });
   }
   return changes;
 }

@@ -102,13 +102,20 @@ describe('the state file', () => {
     );
     expect(JSON.parse(readFileSync(path, 'utf8')).cursor).toBe(7);
 
+    const named = '0'.repeat(40);
     expect(
       readRemembered([
-        { id: 'a', hash: 'abc', fields: { title: 'x'.repeat(MAX_REMEMBERED_VALUE + 1), afterValue: 'ok' } },
-        { id: 7, hash: 'abc' },
-        { id: 'b', hash: 'not hex' },
+        {
+          id: 'a',
+          hash: 'abc',
+          values: { afterValue: 'ok', beforeValue: 'x'.repeat(MAX_REMEMBERED_VALUE + 1), title: 'no' },
+          named,
+        },
+        { id: 7, hash: 'abc', values: {}, named },
+        { id: 'b', hash: 'not hex', values: {}, named },
+        { id: 'c', hash: 'abc', values: {}, named: 'short' },
         null,
       ]),
-    ).toEqual([{ id: 'a', hash: 'abc', fields: { afterValue: 'ok' } }]);
+    ).toEqual([{ id: 'a', hash: 'abc', values: { afterValue: 'ok' }, named }]);
   });
 });

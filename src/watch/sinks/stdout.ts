@@ -2,9 +2,8 @@
  * The default sink: one line per change on stdout, and nothing else there (logs and the status line
  * go to stderr). The line is the JSON envelope, or in the text format the one-line rendering that
  * `list_model_changes` gives (change-line.ts) after its marking (`[new]`, `[update: …]`), for a
- * person at a terminal. Delivered means handed
- * to the pipe; a reader that went away (`head`, a closed pipe) is a permanent failure, so the
- * cursor stays before the change.
+ * person at a terminal. Delivered means handed to the pipe; a reader that went away (`head`, a
+ * closed pipe) is a permanent failure, so the cursor stays before the change.
  */
 
 import type { Writable } from 'node:stream';
