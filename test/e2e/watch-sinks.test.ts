@@ -232,6 +232,10 @@ describe('shutdown', () => {
     expect(exit.at - before).toBeLessThan(2000);
     expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(since);
     expect(() => process.kill(pid, 0)).toThrow();
+    // A cursor is saved here: the stop says the next run makes the abandoned delivery again.
+    expect(watcher.stderr()).toContain(
+      'stopping: the delivery in progress is abandoned, and the next run makes it again\n',
+    );
   });
 });
 
