@@ -49,7 +49,9 @@ async function serve(
 
 const WATCH_HELP = `
 Each change is one JSON line (--jsonl, --exec stdin, stdout but on a terminal) or one POST (--webhook):
-  {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>","data":<the change>}
+  {"type":"model_feed.change","timestamp":"<delivery time>","deliveryId":"<id>_<hash>",
+   "delivery":"new"|"update","changed":[<fields that moved>],"previous":{<their values before>},
+   "rejected":<true when the service rejected it>,"data":<the change>}
 Delivery is at least once, in feed order: the cursor in the state file moves past a change only
 after the sink accepted it. See ${docsUrl('watch')}.
 

@@ -1,7 +1,8 @@
 /**
  * One change into a sink, with retries: capped exponential backoff with jitter, the receiver's
  * `retry-after` honoured, up to the watcher's max attempts. Giving up is a permanent DeliveryError:
- * the watcher then exits 1 with the cursor still before the change, never skipping it.
+ * the watcher then exits 1 with the cursor still before the change, never skipping it (where no
+ * cursor is saved, the next run starts from --since again, and the message says that instead).
  */
 
 import { describeError } from '../describe-error.js';
@@ -13,6 +14,8 @@ export interface RetryPolicy {
   random(): number;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   log: Logger;
+  /** Whether the cursor is saved, so that the next run delivers again what this one gave up on. */
+  cursorSaved: boolean;
 }
 
 /** A receiver's `retry-after` is honoured up to an hour; past that the watcher would look hung. */
@@ -43,13 +46,18 @@ export async function withRetries(
       await attempt();
       return;
     } catch (error) {
-      // Shutdown: the change is abandoned and will be delivered again on the next run.
+      // Shutdown: the change is abandoned (and delivered again on the next run, where the cursor is saved).
       if (signal.aborted) throw signal.reason;
       const failure = asDeliveryError(error);
       if (failure.permanent || made >= policy.maxAttempts) {
-        const after = failure.permanent ? 'a permanent failure' : `${made} attempts`;
+        const after = failure.permanent
+          ? 'a permanent failure'
+          : `${made} ${made === 1 ? 'attempt' : 'attempts'}`;
+        const next = policy.cursorSaved
+          ? 'The cursor stays before this change: fix the sink, and the next run delivers it again.'
+          : 'This run keeps no cursor, so the next one starts from --since again, not from this change: fix the sink and run again.';
         throw new DeliveryError(
-          `${what} failed (${after}): ${failure.message.replace(/\.$/, '')}. The cursor stays before this change: fix the sink, and the next run delivers it again.`,
+          `${what} failed (${after}): ${failure.message.replace(/\.$/, '')}. ${next}`,
           true,
         );
       }

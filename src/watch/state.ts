@@ -15,6 +15,7 @@ import { fileFault } from '../store/file-fault.js';
 import { openRegular, readHead } from '../store/open-regular.js';
 import { echoPath, echoValue } from '../text/redact.js';
 import { oneLine } from '../text/terminal.js';
+import { MAX_REMEMBERED, type RememberedChange, readRemembered } from './news.js';
 import { recoveryAdvice } from './state-recovery.js';
 
 export { StateFileError };
@@ -33,6 +34,11 @@ export interface WatchState {
    * them. Absent until the first skip, so files written before it existed still load.
    */
   skipped?: SkippedRecord[];
+  /**
+   * The changes delivered lately, oldest first, at most MAX_REMEMBERED: what tells an update of one
+   * of them from a new change. Absent in files written before it existed, which still load.
+   */
+  remembered?: RememberedChange[];
 }
 
 export interface SkippedRecord extends SkippedChange {
@@ -71,8 +77,11 @@ function readSkipped(value: unknown): SkippedRecord[] | undefined {
 const STATE_VERSION = 1;
 /** Where a state path comes from, for the fix in a message, unless the caller knows better. */
 const STATE_SETTING = '--state';
-// A state file is a few hundred bytes; anything much larger is not ours.
-const MAX_STATE_BYTES = 64 * 1024;
+/**
+ * A state file is a cursor and the changes remembered: at most MAX_REMEMBERED entries of a bounded
+ * size (news.ts), well under a megabyte; anything much larger is not ours.
+ */
+const MAX_STATE_BYTES = 2 * 1024 * 1024;
 
 /** One file per base URL and filter set, so two watchers of different feeds never share a cursor. */
 export function defaultStatePath(folder: string, baseUrl: string, filters: FeedFilters): string {
@@ -160,6 +169,7 @@ export async function readState(path: string, setting = STATE_SETTING): Promise<
     delivered: Number.isSafeInteger(value.delivered) ? (value.delivered as number) : 0,
     updatedAt: optionalString(value.updatedAt) ?? '',
     ...(value.skipped !== undefined && { skipped: readSkipped(value.skipped) ?? [] }),
+    ...(value.remembered !== undefined && { remembered: readRemembered(value.remembered) }),
   };
 }
 
@@ -208,12 +218,39 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * One remembered change as its line of the file. A remembered change is never modified (a newer
+ * delivery replaces it), and the same hundreds are saved after every page of a drain: each is
+ * written out once.
+ */
+const rememberedLines = new WeakMap<RememberedChange, string>();
+function rememberedLine(change: RememberedChange): string {
+  let line = rememberedLines.get(change);
+  if (line === undefined) {
+    line = `    ${JSON.stringify(change)}`;
+    rememberedLines.set(change, line);
+  }
+  return line;
+}
+
+/**
+ * The file's text: the state as indented JSON, and the remembered changes one per line, so the file
+ * stays readable and a third of the size an indented list would take.
+ */
+function stateText(body: Record<string, unknown>, remembered: RememberedChange[] | undefined): string {
+  const head = JSON.stringify(body, null, 2);
+  if (remembered === undefined) return `${head}\n`;
+  const lines = remembered.map(rememberedLine).join(',\n');
+  const list = remembered.length === 0 ? '[]' : `[\n${lines}\n  ]`;
+  return `${head.slice(0, -2)},\n  "remembered": ${list}\n}\n`;
+}
+
 /** Writes the state; a failure is a StateFileError, which stops the watcher (its cursor would drift). */
 export async function saveState(path: string, state: WatchState, setting = STATE_SETTING): Promise<void> {
-  const { cursor, service, filters, delivered, updatedAt, skipped } = state;
+  const { cursor, service, filters, delivered, updatedAt, skipped, remembered } = state;
   const body = { version: STATE_VERSION, cursor, service, filters, delivered, updatedAt, skipped };
   try {
-    await writeFileAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
+    await writeFileAtomic(path, stateText(body, remembered?.slice(-MAX_REMEMBERED)));
   } catch (error) {
     // A full or read-only disk says so, with its fix: the state itself is fine.
     const fault = fileFault(error, 'write the watch state file', path, setting);

@@ -28,6 +28,7 @@ import {
 } from '../feed/schedule.js';
 import type { Logger } from '../log.js';
 import { withRetries } from './deliver.js';
+import { DeliveredMemory, markDelivery } from './news.js';
 import type { WatchOptions } from './options.js';
 import type { Sink } from './sinks/sink.js';
 import {
@@ -80,6 +81,18 @@ export interface WatchResult {
   message?: string;
 }
 
+/** "3 new changes", or "3 changes" when some of them are updates, which are not new. */
+function changeCount(changes: number, updates: number): string {
+  return `${changes} ${updates === 0 ? 'new ' : ''}${changes === 1 ? 'change' : 'changes'}`;
+}
+
+/** "1 of them an update of a change delivered before", for log lines that count deliveries. */
+function updateCount(updates: number): string {
+  return updates === 1
+    ? '1 of them an update of a change delivered before'
+    : `${updates} of them updates of changes delivered before`;
+}
+
 function failed(error: unknown): WatchResult {
   return { code: 1, message: describeError(error, 'shell') };
 }
@@ -106,7 +119,13 @@ export async function runWatcher(
   signal: AbortSignal,
 ): Promise<WatchResult> {
   const { api, sink, log, status } = deps;
-  const retry = { maxAttempts: options.maxAttempts, random: deps.random, sleep: deps.sleep, log };
+  const retry = {
+    maxAttempts: options.maxAttempts,
+    random: deps.random,
+    sleep: deps.sleep,
+    log,
+    cursorSaved: deps.statePath !== undefined,
+  };
   // Until an answer tells the tier, the interval asked for, or the free tier's: the first poll goes
   // out at once either way, and a failed one waits on the outage backoff, not on this.
   const pacer = new Pacer((options.intervalS ?? defaultIntervalS(ASSUMED_DAILY_LIMIT)) * 1000, deps.now());
@@ -117,11 +136,16 @@ export async function runWatcher(
 
   // This run's changes read, and delivered: all of them, or (with --uses) those that concern the
   // code. The status line counts this run's, not the state file's total over every run.
-  const run = { seen: 0, delivered: 0 };
+  // `updates`: those delivered before (news.ts), counted apart so a log line never calls them new.
+  const run = { seen: 0, delivered: 0, updates: 0 };
   // The same for the poll in progress, for its log line.
-  const poll = { seen: 0, delivered: 0 };
+  const poll = { seen: 0, delivered: 0, updates: 0 };
   const concerningNote = () =>
     deps.concerns ? `${run.delivered} of ${run.seen} concern your code` : undefined;
+
+  // What was delivered lately, to tell an update from news: saved with the cursor where the cursor
+  // is, so the two always agree after a crash; otherwise kept for this run only.
+  let memory = new DeliveredMemory();
 
   const save = async (cursor: number, delivered: number) => {
     // Taken over meanwhile (the lock judged stale, or deleted): two watchers would share one cursor.
@@ -131,6 +155,7 @@ export async function runWatcher(
       cursor,
       delivered: state.delivered + delivered,
       updatedAt: new Date(deps.now()).toISOString(),
+      remembered: memory.list(),
     };
     if (deps.statePath !== undefined) await saveState(deps.statePath, state, deps.stateSetting);
     status.update({ cursor, delivered: run.delivered, callsLeft: api.rateLimit?.remaining });
@@ -159,11 +184,18 @@ export async function runWatcher(
       poll.seen++;
       if (deps.concerns && !deps.concerns(item.event)) continue;
       const delivery = createDelivery(item.sent, item.event, new Date(deps.now()));
+      const marking = memory.mark(delivery);
+      const marked = markDelivery(delivery, marking);
       const what = `delivery of change ${delivery.envelope.deliveryId} to ${sink.label}`;
-      await withRetries(what, () => sink.deliver(delivery, signal), retry, signal);
+      await withRetries(what, () => sink.deliver(marked, signal), retry, signal);
+      memory.remember(delivery);
       counted();
       run.delivered++;
       poll.delivered++;
+      if (marking.delivery === 'update') {
+        run.updates++;
+        poll.updates++;
+      }
     }
     await withRetries(`saving deliveries to ${sink.label}`, () => sink.flush(signal), retry, signal);
   };
@@ -202,10 +234,11 @@ export async function runWatcher(
       log.debug(`polled: nothing new after change time ${state.cursor}`);
       return;
     }
-    const changes = (n: number) => `${n} new ${n === 1 ? 'change' : 'changes'}`;
+    const changes = (n: number) => changeCount(n, poll.updates);
+    const updates = poll.updates === 0 ? '' : `, ${updateCount(poll.updates)}`;
     const what = deps.concerns
-      ? `delivered ${poll.delivered} of ${changes(poll.seen)} (the others do not concern your code)`
-      : `delivered ${changes(poll.delivered)}`;
+      ? `delivered ${poll.delivered} of ${changes(poll.seen)}${updates} (the others do not concern your code)`
+      : `delivered ${changes(poll.delivered)}${updates}`;
     const line = `${what} to ${sink.label}; cursor ${state.cursor}${deps.statePath === undefined ? '' : ' saved'}`;
     if (status.live) log.debug(line);
     else log.info(line);
@@ -234,6 +267,7 @@ export async function runWatcher(
         );
       }
       state = saved;
+      memory = new DeliveredMemory(saved.remembered);
       // Saved again, unchanged, before anything is delivered: a file that cannot be written (immutable,
       // a full or read-only disk) is found now, not after a page was delivered it cannot record.
       await deps.checkLock?.();
@@ -308,8 +342,9 @@ export async function runWatcher(
       if (refusal) return { code: 2, message: refusal };
       if (options.once) {
         const concerning = concerningNote();
+        const updates = run.updates === 0 ? '' : `, ${updateCount(run.updates)}`;
         log.info(
-          `--once: ${run.seen} new ${run.seen === 1 ? 'change' : 'changes'}${concerning ? `, ${concerning}` : ''}; cursor ${state.cursor}`,
+          `--once: ${changeCount(run.seen, run.updates)}${concerning ? `, ${concerning}` : ''}${updates}; cursor ${state.cursor}`,
         );
         return { code: 0 };
       }

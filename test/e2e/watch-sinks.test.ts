@@ -3,16 +3,16 @@
  * a real shell command and a real file.
  */
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { eventually, spawnRaw } from './harness.js';
-import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
+import { envelopes, feedIds, runWatch, tempDir, verifyStandardWebhook, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -26,26 +26,6 @@ async function sinceNewest(count: number): Promise<number> {
     headers: { authorization: `Bearer ${sandbox.key}` },
   });
   return ((await response.json()) as { nextCursor: number }).nextCursor;
-}
-
-/**
- * A verifier written from the Standard Webhooks specification: the signature is the base64
- * HMAC-SHA256, keyed with the base64-decoded part of `whsec_…`, of `{id}.{timestamp}.{body}`; the
- * header lists `v1,<sig>` entries separated by spaces; the timestamp must be within 5 minutes.
- */
-function verifyStandardWebhook(secret: string, headers: IncomingMessage['headers'], body: string): boolean {
-  const id = headers['webhook-id'];
-  const timestamp = headers['webhook-timestamp'];
-  const signatures = headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
-  return signatures.split(' ').some((entry) => {
-    const [version, signature] = entry.split(',');
-    const given = Buffer.from(signature ?? '', 'base64');
-    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-  });
 }
 
 interface Receiver {
@@ -252,6 +232,10 @@ describe('shutdown', () => {
     expect(exit.at - before).toBeLessThan(2000);
     expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(since);
     expect(() => process.kill(pid, 0)).toThrow();
+    // A cursor is saved here: the stop says the next run makes the abandoned delivery again.
+    expect(watcher.stderr()).toContain(
+      'stopping: the delivery in progress is abandoned, and the next run makes it again\n',
+    );
   });
 });
 

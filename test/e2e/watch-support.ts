@@ -1,5 +1,7 @@
 /** Shared pieces of the `watch` end-to-end tests: a watcher process, its output, the feed's truth. */
 
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Sandbox } from '../../src/sandbox/service.js';
 import { tempFolder } from '../support/temp.js';
 import { type Output, run, scrubbedEnv } from './harness.js';
@@ -8,6 +10,10 @@ export interface Envelope {
   type: string;
   timestamp: string;
   deliveryId: string;
+  delivery: 'new' | 'update';
+  changed: string[];
+  previous: Record<string, string | null>;
+  rejected: boolean;
   data: { id: string; eventType: string; verificationStatus?: string; [field: string]: unknown };
 }
 
@@ -43,4 +49,24 @@ export async function feedIds(sandbox: Pick<Sandbox, 'url' | 'key'>, since = 0):
     cursor = body.latest;
   }
   throw new Error('the feed did not end within 1000 pages');
+}
+
+/**
+ * A verifier written from the Standard Webhooks specification: the signature is the base64
+ * HMAC-SHA256, keyed with the base64-decoded part of `whsec_…`, of `{id}.{timestamp}.{body}`; the
+ * header lists `v1,<sig>` entries separated by spaces; the timestamp must be within 5 minutes.
+ */
+export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+  const id = headers['webhook-id'];
+  const timestamp = headers['webhook-timestamp'];
+  const signatures = headers['webhook-signature'];
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
+  return signatures.split(' ').some((entry) => {
+    const [version, signature] = entry.split(',');
+    const given = Buffer.from(signature ?? '', 'base64');
+    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }

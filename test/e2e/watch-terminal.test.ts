@@ -78,8 +78,9 @@ describe('watch on a terminal (--format text by default)', () => {
       expect(pty.output()).toContain('delivering to stdout as text (--format json for JSON lines)');
 
       const event = sandbox.publish('price_change');
-      // The sandbox has a type of its own for the event; its JSON is what the watcher reads.
-      const expected = changeLine(event as unknown as Parameters<typeof changeLine>[0]);
+      // The sandbox has a type of its own for the event; its JSON is what the watcher reads. The
+      // line is marked new: this watcher never delivered it.
+      const expected = `[new] ${changeLine(event as unknown as Parameters<typeof changeLine>[0])}`;
       // The line is written, then the status line drawn again under it, with the new cursor.
       const at = (await pty.waitFor(`${expected}\r\n`, { timeoutMs: 15_000 })).indexOf(expected);
       await pty.waitFor(/watch: last poll \d\d:\d\d:\d\d · cursor \d+ · 1 delivered · next poll/, {
@@ -124,7 +125,8 @@ describe('watch --format', () => {
       .filter((line) => line.startsWith('- '))
       .map((line) => line.slice(2));
     expect(lines.length).toBeGreaterThan(40);
-    expect(text.stdout.split('\n').slice(0, lines.length)).toEqual(lines);
+    // Each after its marking: all new, as nothing was delivered with this state file before.
+    expect(text.stdout.split('\n').slice(0, lines.length)).toEqual(lines.map((line) => `[new] ${line}`));
 
     // Through a pipe the default stays JSON, byte for byte what --format json writes.
     const withoutTime = (out: string) => out.replace(/"timestamp":"[^"]+"/g, '"timestamp":"T"');

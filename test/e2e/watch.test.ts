@@ -181,7 +181,16 @@ describe('watch, running', () => {
     const delivered = envelopes(watcher.stdout());
     expect(delivered.length).toBeGreaterThan(0);
     for (const envelope of delivered) {
-      expect(Object.keys(envelope)).toEqual(['type', 'timestamp', 'deliveryId', 'data']);
+      expect(Object.keys(envelope)).toEqual([
+        'type',
+        'timestamp',
+        'deliveryId',
+        'delivery',
+        'changed',
+        'previous',
+        'rejected',
+        'data',
+      ]);
       expect(envelope.type).toBe('model_feed.change');
       expect(envelope.timestamp).toBe(new Date(envelope.timestamp).toISOString());
       expect(envelope.deliveryId).toMatch(new RegExp(`^${envelope.data.id}_[0-9a-f]{16}$`));

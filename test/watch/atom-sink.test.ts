@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiSchemas } from '../../src/api/schemas.js';
-import { createDelivery, type Delivery } from '../../src/feed/envelope.js';
+import type { MarkedDelivery } from '../../src/watch/news.js';
 import {
   ATOM_MAX_ENTRIES,
   type AtomSinkOptions,
@@ -26,14 +26,15 @@ import {
 } from '../../src/watch/sinks/atom.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
 import { changeEvent } from '../fixtures.js';
+import { newDelivery } from './marked.js';
 
 const { ChangeEvent: ChangeEventSchema } = apiSchemas();
 
 const T0 = Date.parse('2024-08-07T00:00:00Z');
 
-function delivery(overrides: Record<string, unknown> = {}, at = new Date(T0)): Delivery {
+function delivery(overrides: Record<string, unknown> = {}, at = new Date(T0)): MarkedDelivery {
   const data = changeEvent(overrides);
-  return createDelivery(data, ChangeEventSchema.parse(data), at);
+  return newDelivery(data, ChangeEventSchema.parse(data), at);
 }
 
 const eventId = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -135,7 +136,7 @@ describe('atom sink', () => {
     expect(entries).toHaveLength(1);
     const [entry] = entries;
     expect(entry!.id).toBe('urn:model-feed:event:00000000-0000-4000-8000-000000000001');
-    expect(text(entry!.title)).toBe('GPT-4o price cut');
+    expect(text(entry!.title)).toBe('[new] GPT-4o price cut');
     expect(entry!.updated).toBe('2024-08-07T00:00:00.000Z');
     expect(entry!.published).toBe('2024-08-06T00:00:00.000Z');
     expect(text(entry!.summary)).toBe('Input price halved.');
@@ -147,7 +148,7 @@ describe('atom sink', () => {
     expect(entry!.link).toEqual([
       { '@_rel': 'alternate', '@_type': 'text/html', '@_href': 'https://openrouter.ai/openai/gpt-4o' },
     ]);
-    expect(entry!.category.map((c) => c['@_term'])).toEqual(['price_change', 'pending']);
+    expect(entry!.category.map((c) => c['@_term'])).toEqual(['price_change', 'pending', 'new']);
     expect(entry!.author.name).toBe('OpenRouter');
     expect(sink.label).toBe(`atom ${path}`);
     expect(feed.link).toBeUndefined();
@@ -183,8 +184,8 @@ describe('atom sink', () => {
     const { entries } = await readFeed();
     expect(entries).toHaveLength(ATOM_MAX_ENTRIES);
     expect(new Set(entries.map((entry) => entry.id)).size).toBe(ATOM_MAX_ENTRIES);
-    expect(text(entries[0]!.title)).toBe('change 150');
-    expect(text(entries[99]!.title)).toBe('change 51');
+    expect(text(entries[0]!.title)).toBe('[new] change 150');
+    expect(text(entries[99]!.title)).toBe('[new] change 51');
   });
 
   it('replaces the entry of a redelivered or updated event, and moves it to the top', async () => {
@@ -238,10 +239,10 @@ describe('atom sink', () => {
 
     const { entries } = await readFeed();
     expect(entries.map((entry) => text(entry.title))).toEqual([
-      'change 4',
-      'change 3',
-      'change 2',
-      'change 1',
+      '[new] change 4',
+      '[new] change 3',
+      '[new] change 2',
+      '[new] change 1',
     ]);
     expect(warnings).toEqual([]);
   });
@@ -296,7 +297,7 @@ describe('atom sink', () => {
     ]);
     await second.flush(never);
     const { entries } = await readFeed();
-    expect(entries.map((entry) => text(entry.title))).toEqual(['kept']);
+    expect(entries.map((entry) => text(entry.title))).toEqual(['[new] kept']);
   });
 
   it('warns when the file cannot be read, and fails the flush that cannot replace it', async () => {
@@ -335,7 +336,7 @@ describe('atom sink', () => {
     expect(feed.id).toMatch(/^urn:x:<b>&amp; ]]> \t\n/);
     expect(text(feed.title)).toContain('<b>&amp; ]]>');
     const [entry] = entries;
-    expect(text(entry!.title)).toMatch(/^<b>&amp; \]\]> /);
+    expect(text(entry!.title)).toMatch(/^\[new\] <b>&amp; \]\]> /);
     expect(text(entry!.title)).not.toContain('evil.test');
     expect(entry!.link![0]!['@_href']).toBe('https://example.test/?q=%3Cx%3E&y=%22z%22');
     expect(entry!.id).toMatch(/^urn:model-feed:event:evt-%3Cb%3E/);

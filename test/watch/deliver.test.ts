@@ -46,6 +46,7 @@ function fakeRetries(failures: (attempt: number) => Error | undefined) {
       now += ms;
     },
     log: { ...silentLogger, warn: (message: string) => void warnings.push(message) },
+    cursorSaved: true,
   };
   const attempt = async () => {
     attemptsAt.push(now);

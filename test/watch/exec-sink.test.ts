@@ -8,16 +8,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiSchemas } from '../../src/api/schemas.js';
 import { DeliveryError } from '../../src/errors.js';
-import { createDelivery, type Delivery, envelopeJson } from '../../src/feed/envelope.js';
+import { envelopeJson } from '../../src/feed/envelope.js';
+import type { MarkedDelivery } from '../../src/watch/news.js';
 import { createExecSink, type ExecSinkOptions, MAX_EXEC_OUTPUT_BYTES } from '../../src/watch/sinks/exec.js';
 import type { Sink } from '../../src/watch/sinks/sink.js';
 import { changeEvent, failure } from '../fixtures.js';
+import { newDelivery } from './marked.js';
 
 const { ChangeEvent: ChangeEventSchema } = apiSchemas();
 
-function delivery(overrides: Record<string, unknown> = {}): Delivery {
+function delivery(overrides: Record<string, unknown> = {}): MarkedDelivery {
   const data = changeEvent(overrides);
-  return createDelivery(data, ChangeEventSchema.parse(data), new Date('2024-08-07T00:00:00Z'));
+  return newDelivery(data, ChangeEventSchema.parse(data), new Date('2024-08-07T00:00:00Z'));
 }
 
 /** A path quoted for /bin/sh. */

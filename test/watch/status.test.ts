@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createDelivery } from '../../src/feed/envelope.js';
 import { changeLine } from '../../src/text/change-line.js';
 import { parseWatchFlags } from '../../src/watch/options.js';
 import { createStdoutSink } from '../../src/watch/sinks/stdout.js';
 import { createStatusLine, renderStatus } from '../../src/watch/status.js';
 import { changeEvent } from '../fixtures.js';
+import { newDelivery } from './marked.js';
 
 describe('the status line', () => {
   it('shows last poll, cursor, delivered, next poll and calls left, without escape sequences', () => {
@@ -113,7 +113,7 @@ describe('the status line with change lines on the same terminal', () => {
     const sink = createStdoutSink(stdout, status);
     status.update({ cursor: 7 });
     const event = changeEvent({ id: 'e1' });
-    const delivery = createDelivery(event, event as never, new Date(0));
+    const delivery = newDelivery(event, event as never, new Date(0));
     await sink.deliver(delivery, new AbortController().signal);
     status.stop();
 
@@ -133,7 +133,7 @@ describe('the status line with change lines on the same terminal', () => {
     const sink = createStdoutSink(stdout);
     status.update({ cursor: 7 });
     const event = changeEvent({ id: 'e1' });
-    await sink.deliver(createDelivery(event, event as never, new Date(0)), new AbortController().signal);
+    await sink.deliver(newDelivery(event, event as never, new Date(0)), new AbortController().signal);
     status.stop();
     expect(writes.map((w) => w.to)).toEqual(['stderr', 'stdout', 'stderr']);
   });
@@ -161,12 +161,12 @@ describe('the text format (--format text)', () => {
       beforeValue: '$5',
       afterValue: '$2',
     });
-    await sink.deliver(createDelivery(event, event as never, new Date(0)), new AbortController().signal);
+    await sink.deliver(newDelivery(event, event as never, new Date(0)), new AbortController().signal);
     expect(out).toHaveLength(1);
     const line = out[0] as string;
-    expect(line).toBe(`${changeLine(event as never)}\n`);
+    expect(line).toBe(`[new] ${changeLine(event as never)}\n`);
     expect(line).toMatch(
-      /^\d{4}-\d\d-\d\d \w+ \| .* \| Price cut model-feed-mcp error: forged evil \| \$5 → \$2 \| /,
+      /^\[new\] \d{4}-\d\d-\d\d \w+ \| .* \| Price cut model-feed-mcp error: forged evil \| \$5 → \$2 \| /,
     );
     expect(line.slice(0, -1)).not.toMatch(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e]/);
   });

@@ -10,9 +10,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiSchemas } from '../../src/api/schemas.js';
 import { describeError } from '../../src/describe-error.js';
 import { ConfigError, DeliveryError } from '../../src/errors.js';
-import { createDelivery, type Delivery, envelopeJson } from '../../src/feed/envelope.js';
+import { envelopeJson } from '../../src/feed/envelope.js';
 import { createNetworkFetch, type NetworkFetch } from '../../src/net/fetch.js';
 import { changeLine } from '../../src/text/change-line.js';
+import type { MarkedDelivery } from '../../src/watch/news.js';
 import {
   createWebhookSink,
   parseWebhookUrl,
@@ -23,6 +24,7 @@ import { parseWebhookSecret } from '../../src/watch/webhook-signature.js';
 import { changeEvent, failure } from '../fixtures.js';
 import { type FaultServer, startFaultServer } from '../support/fault-server.js';
 import { startProxy, type TestProxy } from '../support/proxy.js';
+import { newDelivery } from './marked.js';
 
 const { ChangeEvent: ChangeEventSchema } = apiSchemas();
 
@@ -125,9 +127,9 @@ afterAll(async () => {
 });
 beforeEach(() => receiver(status(200, 'ok')));
 
-function delivery(overrides: Record<string, unknown> = {}): Delivery {
+function delivery(overrides: Record<string, unknown> = {}): MarkedDelivery {
   const data = changeEvent(overrides);
-  return createDelivery(data, ChangeEventSchema.parse(data), new Date('2026-01-02T03:04:05.678Z'));
+  return newDelivery(data, ChangeEventSchema.parse(data), new Date('2026-01-02T03:04:05.678Z'));
 }
 
 function sink(options: Partial<WebhookSinkOptions> = {}) {
@@ -247,7 +249,7 @@ describe('the slack format', () => {
     const change = delivery();
     await sink({ format: 'slack', secret: undefined }).deliver(change, signal());
     const [request] = received;
-    expect(JSON.parse(request?.body ?? '')).toEqual({ text: changeLine(change.event) });
+    expect(JSON.parse(request?.body ?? '')).toEqual({ text: `[new] ${changeLine(change.event)}` });
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.headers['webhook-signature']).toBeUndefined();
   });

@@ -20,7 +20,7 @@
 import { dirname, resolve } from 'node:path';
 import { apiSchemas, type ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
-import { type Delivery, ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
+import { ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
 import { nodeFs } from '../../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../../store/atomic-file.js';
 import { fileFault } from '../../store/file-fault.js';
@@ -31,6 +31,8 @@ import { withWriteLock } from '../../store/write-lock.js';
 import { echoPath } from '../../text/redact.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
 import { VERSION } from '../../version.js';
+import { type MarkedDelivery, markDelivery, readMarking } from '../news.js';
+import { markingTag, movesText } from '../news-text.js';
 import type { Sink } from './sink.js';
 
 export interface AtomSinkOptions {
@@ -173,13 +175,17 @@ function changeText(before: string, after: string): string | undefined {
   return undefined;
 }
 
-function renderEntry(delivery: Delivery): string {
-  const { envelope, event } = delivery;
+function renderEntry(delivery: MarkedDelivery): string {
+  const { envelope, event, marking } = delivery;
   const slug = line(event.model.slug, MAX_NAME_LENGTH);
   const modelName = line(event.model.name, MAX_NAME_LENGTH);
   const model = modelName && slug ? `${modelName} (${slug})` : modelName || slug;
   const eventType = line(event.eventType, MAX_NAME_LENGTH);
-  const title = line(event.title, MAX_TITLE_LENGTH) || [eventType, model].filter(Boolean).join(': ');
+  const plainTitle = line(event.title, MAX_TITLE_LENGTH) || [eventType, model].filter(Boolean).join(': ');
+  // A reader lists titles: the marking goes first, so an update or a rejected change shows as one;
+  // the whole stays within the title's bound.
+  const title = line(`${markingTag(marking, envelope.data)} ${plainTitle}`, MAX_TITLE_LENGTH);
+  const moves = marking.delivery === 'update' ? movesText(marking, envelope.data) : '';
   const summary = block(event.summary, MAX_SUMMARY_LENGTH);
   const change = changeText(
     line(event.beforeValue, MAX_VALUE_LENGTH),
@@ -191,7 +197,8 @@ function renderEntry(delivery: Delivery): string {
     summary,
     model && `Model: ${model}`,
     change && `Change: ${change}`,
-    `Verification: ${verification}`,
+    `Verification: ${verification}${marking.rejected ? ' (rejected: not a real change)' : ''}`,
+    `Delivery: ${marking.delivery}${moves ? ` (${moves})` : ''}`,
     link && `Source: ${link}`,
   ]
     .filter(Boolean)
@@ -216,12 +223,13 @@ function renderEntry(delivery: Delivery): string {
     link ? `    <link rel="alternate" type="text/html" href="${xml(link)}"/>\n` : '',
     eventType ? `    <category term="${xml(eventType)}"/>\n` : '',
     `    <category scheme="urn:model-feed:verification" term="${xml(verification)}"/>\n`,
+    `    <category scheme="urn:model-feed:delivery" term="${marking.delivery}"/>\n`,
     stored,
     '  </entry>\n',
   ].join('');
 }
 
-function renderFeed(options: AtomSinkOptions, entries: readonly Delivery[], updated: Date): string {
+function renderFeed(options: AtomSinkOptions, entries: readonly MarkedDelivery[], updated: Date): string {
   const title = line(options.title, MAX_TITLE_LENGTH) || DEFAULT_TITLE;
   return [
     '<?xml version="1.0" encoding="utf-8"?>\n',
@@ -243,7 +251,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A stored envelope read back: the same checks as a page from the service, or undefined. */
-function readEnvelope(base64: string): Delivery | undefined {
+function readEnvelope(base64: string): MarkedDelivery | undefined {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
@@ -257,7 +265,8 @@ function readEnvelope(base64: string): Delivery | undefined {
   const parsed = apiSchemas().ChangeEvent.safeParse(data);
   if (!parsed.success) return undefined;
   const envelope: Envelope = { type: ENVELOPE_TYPE, timestamp, deliveryId, data };
-  return { envelope, event: parsed.data };
+  // An entry written before deliveries were marked reads as new.
+  return markDelivery({ envelope, event: parsed.data }, readMarking(value, parsed.data));
 }
 
 /**
@@ -310,7 +319,7 @@ async function linkTarget(path: string): Promise<string> {
 }
 
 interface Loaded {
-  entries: Delivery[];
+  entries: MarkedDelivery[];
   /** False when the file should be rewritten even without a new delivery: missing, foreign, damaged. */
   intact: boolean;
 }
@@ -334,7 +343,7 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
     warn(`atom feed ${echoPath(path)} was not written by model-feed-mcp; it will be replaced`);
     return { entries: [], intact: false };
   }
-  const entries: Delivery[] = [];
+  const entries: MarkedDelivery[] = [];
   const seen = new Set<string>();
   let dropped = 0;
   let scanned = 0;
@@ -359,7 +368,7 @@ async function load(path: string, warn: (message: string) => void): Promise<Load
 }
 
 /** `fresh` (newest first) on top of the file's entries, unique by entry id, at most ATOM_MAX_ENTRIES. */
-function merged(fresh: readonly Delivery[], stored: readonly Delivery[]): Delivery[] {
+function merged(fresh: readonly MarkedDelivery[], stored: readonly MarkedDelivery[]): MarkedDelivery[] {
   const keys = new Set(fresh.map((delivery) => atomEntryId(delivery.event.id)));
   const rest = stored.filter((delivery) => !keys.has(atomEntryId(delivery.event.id)));
   return [...fresh, ...rest].slice(0, ATOM_MAX_ENTRIES);
@@ -375,7 +384,7 @@ export async function createAtomSink(options: AtomSinkOptions): Promise<Sink> {
   const { path } = options;
   const loaded = await load(path, options.warn);
   /** Delivered and not yet written, newest first, unique by entry id. */
-  let fresh: Delivery[] = [];
+  let fresh: MarkedDelivery[] = [];
   /** The file must be rewritten even without a delivery: missing, foreign or damaged. */
   let stale = !loaded.intact;
   let closed = false;

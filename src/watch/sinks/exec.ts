@@ -1,6 +1,6 @@
 /**
  * The `--exec <command>` sink: runs the user's command once per change, through the shell, with the
- * envelope on stdin (one line of JSON) and three facts about the change in its environment. Exit 0
+ * envelope on stdin (one line of JSON) and facts about the change in its environment. Exit 0
  * is a delivery; anything else (an exit code, a signal, the timeout, a command that cannot start) is
  * a failed one, which the follower retries like any other.
  *
@@ -11,10 +11,10 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import type { ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
-import { type Delivery, envelopeJson } from '../../feed/envelope.js';
+import { envelopeJson } from '../../feed/envelope.js';
 import { oneLine, terminalSafe } from '../../text/terminal.js';
+import type { MarkedDelivery } from '../news.js';
 import type { Sink } from './sink.js';
 
 export interface ExecSinkOptions {
@@ -42,7 +42,14 @@ export interface ExecSinkOptions {
 const HIDDEN_ENV = ['MODEL_FEED_API_KEY', 'MODEL_FEED_WEBHOOK_SECRET'];
 
 /** The variables the sink sets; a same-named one in the base environment is replaced. */
-const EVENT_ENV = ['MODEL_FEED_EVENT_ID', 'MODEL_FEED_EVENT_TYPE', 'MODEL_FEED_MODEL'];
+const EVENT_ENV = [
+  'MODEL_FEED_EVENT_ID',
+  'MODEL_FEED_EVENT_TYPE',
+  'MODEL_FEED_MODEL',
+  'MODEL_FEED_DELIVERY',
+  'MODEL_FEED_CHANGED',
+  'MODEL_FEED_REJECTED',
+];
 
 const REMOVED_ENV = new Set([...HIDDEN_ENV, ...EVENT_ENV]);
 
@@ -78,10 +85,14 @@ function envValue(value: string): string {
   return cut(oneLine(cut(value, MAX_ENV_VALUE_LENGTH * 4)), MAX_ENV_VALUE_LENGTH);
 }
 
-/** The command's environment: the base, less the secrets, plus the three facts about the change. */
+/**
+ * The command's environment: the base, less the secrets, plus facts about the change and its
+ * marking (`new` or `update`, the fields that moved, comma-separated, and `true` when rejected), so
+ * a script can pass over an update or a rejected change without parsing the envelope.
+ */
 function childEnvironment(
   base: Readonly<Record<string, string | undefined>>,
-  event: ChangeEvent,
+  { event, marking }: MarkedDelivery,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
@@ -91,6 +102,9 @@ function childEnvironment(
   env.MODEL_FEED_EVENT_ID = envValue(event.id);
   env.MODEL_FEED_EVENT_TYPE = envValue(event.eventType);
   env.MODEL_FEED_MODEL = envValue(event.model.slug);
+  env.MODEL_FEED_DELIVERY = marking.delivery;
+  env.MODEL_FEED_CHANGED = marking.changed.join(',');
+  env.MODEL_FEED_REJECTED = String(marking.rejected);
   return env;
 }
 
@@ -138,7 +152,7 @@ export function createExecSink(options: ExecSinkOptions): Sink {
     }
   }
 
-  function runOnce(delivery: Delivery, signal: AbortSignal): Promise<void> {
+  function runOnce(delivery: MarkedDelivery, signal: AbortSignal): Promise<void> {
     if (closed) return Promise.reject(new DeliveryError(`${label}: the sink is closed`, false));
     if (signal.aborted) return Promise.reject(signal.reason);
 
@@ -150,7 +164,7 @@ export function createExecSink(options: ExecSinkOptions): Sink {
         child = spawn(options.command, {
           shell: true,
           detached: !windows,
-          env: childEnvironment(options.env, delivery.event),
+          env: childEnvironment(options.env, delivery),
           stdio: 'pipe',
           windowsHide: true,
         });

@@ -1,18 +1,24 @@
 /**
  * The default sink: one line per change on stdout, and nothing else there (logs and the status line
  * go to stderr). The line is the JSON envelope, or in the text format the one-line rendering that
- * `list_model_changes` gives (change-line.ts), for a person at a terminal. Delivered means handed
- * to the pipe; a reader that went away (`head`, a closed pipe) is a permanent failure, so the
- * cursor stays before the change.
+ * `list_model_changes` gives (change-line.ts) after its marking (`[new]`, `[update: …]`), for a
+ * person at a terminal. Delivered means handed to the pipe; a reader that went away (`head`, a
+ * closed pipe) is a permanent failure, so the cursor stays before the change.
  */
 
 import type { Writable } from 'node:stream';
 import { DeliveryError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
 import { changeLine } from '../../text/change-line.js';
+import type { MarkedDelivery } from '../news.js';
+import { markingTag } from '../news-text.js';
 import type { StdoutFormat } from '../options.js';
 import type { StatusLine } from '../status.js';
 import type { Sink } from './sink.js';
+
+function textLine({ marking, envelope, event }: MarkedDelivery): string {
+  return `${markingTag(marking, envelope.data)} ${changeLine(event)}`;
+}
 
 /**
  * `sharedTerminal`: the status line, when stdout and stderr are the same terminal.
@@ -38,7 +44,7 @@ export function createStdoutSink(
       // not wait for it: the line may be lost with the reader, and is delivered again next time.
       // The text line passed every upstream value through `inline`: one line, no escape sequence or
       // control character, so it can neither act on the terminal nor forge a line.
-      const line = `${format === 'text' ? changeLine(delivery.event) : envelopeJson(delivery.envelope)}\n`;
+      const line = `${format === 'text' ? textLine(delivery) : envelopeJson(delivery.envelope)}\n`;
       let accepted = true;
       const write = () => {
         accepted = stream.write(line);

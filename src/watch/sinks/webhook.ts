@@ -11,15 +11,16 @@
 import { deadline } from '../../api/abort.js';
 import type { FetchLike, ResponseLike } from '../../api/http.js';
 import { parseRetryAfter } from '../../api/rate-limit.js';
-import type { ChangeEvent } from '../../api/schemas.js';
 import { ConfigError, DeliveryError } from '../../errors.js';
-import { type Delivery, envelopeJson } from '../../feed/envelope.js';
+import { envelopeJson } from '../../feed/envelope.js';
 import { nodeCrypto } from '../../lazy-node.js';
 import { isCertificateFailure, networkCodeWords } from '../../net/failure-kinds.js';
 import { isLoopbackHost } from '../../net/loopback.js';
 import { changeLine } from '../../text/change-line.js';
 import { displayUrl, redact, secretShapedTokens, secretValues } from '../../text/redact.js';
 import { oneLine } from '../../text/terminal.js';
+import type { MarkedDelivery } from '../news.js';
+import { markingTag } from '../news-text.js';
 import { parseWebhookSecret, signWebhook } from '../webhook-signature.js';
 import type { Sink } from './sink.js';
 
@@ -63,12 +64,12 @@ function webhookId(deliveryId: string): string {
 }
 
 /**
- * A change as Slack's incoming webhooks take it. Slack reads `<…>` as links and mentions (`<!channel>`
+ * A change as Slack's incoming webhooks take it, its marking first (`[new]`, `[update: …]`). Slack reads `<…>` as links and mentions (`<!channel>`
  * would notify everyone) and wants `&`, `<`, `>` escaped as entities; a word joiner after `@` keeps
  * Mattermost from reading `@channel`, `@here` or `@all` in a title as a mention.
  */
-function slackText(event: ChangeEvent): string {
-  return changeLine(event)
+function slackText({ marking, envelope, event }: MarkedDelivery): string {
+  return `${markingTag(marking, envelope.data)} ${changeLine(event)}`
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -258,12 +259,10 @@ export function createWebhookSink(options: WebhookSinkOptions): Sink {
 
   return {
     label,
-    async deliver(delivery: Delivery, signal: AbortSignal): Promise<void> {
+    async deliver(delivery: MarkedDelivery, signal: AbortSignal): Promise<void> {
       if (signal.aborted) throw signal.reason;
       const body =
-        format === 'slack'
-          ? JSON.stringify({ text: slackText(delivery.event) })
-          : envelopeJson(delivery.envelope);
+        format === 'slack' ? JSON.stringify({ text: slackText(delivery) }) : envelopeJson(delivery.envelope);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': userAgent,
