@@ -42,4 +42,8 @@ export interface Score {
 
 export function occurrenceKey(pkg: string, file: string, line: number, token: string): string;
 export function reportedOccurrences(pkg: string, report: unknown): ReportedOccurrence[];
-export function score(labels: Label[], reported: ReportedOccurrence[], findable: (label: Label) => boolean): Score;
+export function score(
+  labels: Label[],
+  reported: ReportedOccurrence[],
+  findable: (label: Label) => boolean,
+): Score;

@@ -3,7 +3,9 @@ import { findableIn } from '../../scripts/measure-check/findable.mjs';
 import { type Label, reportedOccurrences, score } from '../../scripts/measure-check/score.mjs';
 
 /** A `check --format json` document, as much of it as the join reads. */
-const report = (references: { path: string; line: number; text: string; model: string | null; kinds: string[] }[]) => ({
+const report = (
+  references: { path: string; line: number; text: string; model: string | null; kinds: string[] }[],
+) => ({
   failOn: ['deprecated', 'not_listed'],
   references: references.map((reference) => ({
     ...reference,
@@ -12,7 +14,13 @@ const report = (references: { path: string; line: number; text: string; model: s
   })),
 });
 
-const label = (file: string, line: number, token: string, verdict: 'reference' | 'not', extra = {}): Label => ({
+const label = (
+  file: string,
+  line: number,
+  token: string,
+  verdict: 'reference' | 'not',
+  extra = {},
+): Label => ({
   package: 'pkg',
   version: '1.0.0',
   file,
@@ -68,7 +76,9 @@ describe('measuring check against labels', () => {
   it('counts a failing finding that a label marks wrong as wrong, though the token is a reference', () => {
     const reported = reportedOccurrences(
       'pkg',
-      report([{ path: 'a.ts', line: 1, text: 'qwen/qwen3-coder', model: 'qwen/qwen3-coder', kinds: ['deprecated'] }]),
+      report([
+        { path: 'a.ts', line: 1, text: 'qwen/qwen3-coder', model: 'qwen/qwen3-coder', kinds: ['deprecated'] },
+      ]),
     );
     const result = score(
       [label('a.ts', 1, 'qwen/qwen3-coder', 'reference', { failing: 'wrong', reason: 'only :free retires' })],
@@ -98,7 +108,13 @@ describe('measuring check against labels', () => {
     ]) {
       expect(findable(token), token).toBe(true);
     }
-    for (const token of ['claude-2', 'gpt-5', 'mistral/gpt-4o-x', 'openai/resources', 'openai/gpt-4o/extra']) {
+    for (const token of [
+      'claude-2',
+      'gpt-5',
+      'mistral/gpt-4o-x',
+      'openai/resources',
+      'openai/gpt-4o/extra',
+    ]) {
       expect(findable(token), token).toBe(false);
     }
   });
