@@ -3,7 +3,8 @@
 // Claude 2, is a reference a person sees and a catalog check cannot).
 //
 // Findable: the token, case aside and without a variant suffix (`:free`), is a listed id, the part
-// of one after its vendor, or a linked Hugging Face id; or it is one of those with a date suffix
+// of one after its vendor (a listed variant's base included: `gpt-5-codex` when only
+// `gpt-5-codex:batch` is listed), or a linked Hugging Face id; or it is one of those with a date suffix
 // (`gpt-4o-2024-05-13`, `claude-3-5-sonnet-20241022`, `-0613`); or it is `vendor/name` with a
 // vendor the catalog lists and a name close to one of that vendor's (at most two edits, or one
 // `-`-separated part more or less): check's own rule for near misses.
