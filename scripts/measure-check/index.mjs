@@ -68,9 +68,21 @@ if (options.help) {
 }
 
 const cli = resolve(options.cli ?? join(root, 'bin/model-feed-mcp.cjs'));
-const cliDist = join(cli, '..', '..', 'dist', 'index.cjs');
-if (!existsSync(cli) || !existsSync(cliDist))
+const cliRoot = join(cli, '..', '..');
+const cliDist = join(cliRoot, 'dist', 'index.cjs');
+if (!existsSync(cli) || !existsSync(cliDist)) {
   fail(`No built CLI at ${cli} (dist/index.cjs missing): run npm run build there.`);
+}
+
+/** The newest modification time of the files under `folder`, in ms (0 when there are none). */
+function newestUnder(folder) {
+  if (!existsSync(folder)) return 0;
+  let newest = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
 
 function snapshotFile() {
   if (options.snapshot) return resolve(options.snapshot);
@@ -191,9 +203,13 @@ try {
   }
   const result = score(labels, reported, (label) => findableIn(catalogModels)(label.token));
   const distBuilt = statSync(cliDist).mtime.toISOString();
+  // A build older than its sources measures code that is no longer there.
+  const sourcesChanged = newestUnder(join(cliRoot, 'src'));
+  const stale = sourcesChanged > statSync(cliDist).mtimeMs;
   const measured = {
     cli,
     distBuilt,
+    distOlderThanSources: stale,
     snapshot: snapshot.replace(`${join(root, '..')}/`, '../'),
     catalogModels: catalogModels.length,
     packages,
@@ -203,6 +219,11 @@ try {
     console.log(JSON.stringify(measured, null, 2));
   } else {
     console.log(`check: ${cli} (dist built ${distBuilt})`);
+    if (stale) {
+      console.log(
+        `warning: ${join(cliRoot, 'src')} changed after that build (${new Date(sourcesChanged).toISOString()}): these figures are for the build, not for the sources`,
+      );
+    }
     console.log(`catalog: ${measured.snapshot}, ${catalogModels.length} models`);
     console.log(`packages: ${packages.map((p) => `${p.name}@${p.version}`).join(', ')}`);
     console.log(
