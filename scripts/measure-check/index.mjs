@@ -244,6 +244,18 @@ try {
       for (const item of items.slice(0, limit)) console.log(`  ${describe(item)}`);
       if (items.length > limit) console.log(`  … ${items.length - limit} more (--json lists them all)`);
     };
+    /** How many of `items` share each value of `by`, most first: the kinds of error before the cases. */
+    const tally = (title, items, by) => {
+      if (items.length === 0) return;
+      const counts = new Map();
+      for (const item of items) counts.set(by(item), (counts.get(by(item)) ?? 0) + 1);
+      console.log(`\n${title}:`);
+      for (const [value, count] of [...counts].sort((a, b) => b[1] - a[1]))
+        console.log(`  ${count}  ${value}`);
+    };
+    tally('reported, not a reference, by reason', result.falsePositives, (o) => o.reason ?? '(no reason)');
+    tally('failing and wrong, by reason', result.wrongFailing, (o) => o.reason ?? '(no reason)');
+    tally('missed, by token', result.misses, (o) => o.token);
     list(
       'reported, not a reference',
       result.falsePositives,
