@@ -4,12 +4,12 @@
 //
 // Findable: the token, case aside and without a variant suffix (`:free`), is a listed id, the part
 // of one after its vendor (a listed variant's base included: `gpt-5-codex` when only
-// `gpt-5-codex:batch` is listed), or a linked Hugging Face id; or it is one of those with a date suffix
-// (`gpt-4o-2024-05-13`, `claude-3-5-sonnet-20241022`, `-0613`); or it is `vendor/name` with a
+// `gpt-5-codex:batch` is listed), or a linked Hugging Face id; or it is one of those with a version
+// suffix: a date (`gpt-4o-2024-05-13`, `claude-3-5-sonnet-20241022`, `-0613`) or `-latest`; or it is `vendor/name` with a
 // vendor the catalog lists and a name close to one of that vendor's (at most two edits, or one
 // `-`-separated part more or less): check's own rule for near misses.
 
-const DATE_SUFFIX = /(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|\d{2}-\d{2}))+$/;
+const VERSION_SUFFIX = /(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|\d{2}-\d{2}|latest))+$/;
 
 /** Levenshtein distance, stopping early once past `limit`. */
 function withinEdits(a, b, limit) {
@@ -56,7 +56,7 @@ export function findableIn(models) {
   }
   return (token) => {
     const plain = token.toLowerCase().replace(/:[a-z0-9-]+$/, '');
-    if (exact.has(plain) || exact.has(plain.replace(DATE_SUFFIX, ''))) return true;
+    if (exact.has(plain) || exact.has(plain.replace(VERSION_SUFFIX, ''))) return true;
     const [vendor, name, extra] = plain.split('/');
     if (!name || extra !== undefined || !namesByVendor.has(vendor)) return false;
     for (const listed of namesByVendor.get(vendor)) {

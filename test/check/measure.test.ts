@@ -89,7 +89,7 @@ describe('measuring check against labels', () => {
     expect(result.failingRight).toEqual({ hits: 0, of: 1, value: 0 });
   });
 
-  it('finds what a catalog makes findable: its ids and names, a date suffix, a vendor/name close to a listed id', () => {
+  it('finds what a catalog makes findable: its ids and names, a version suffix, a vendor/name close to a listed id', () => {
     const findable = findableIn([
       { id: 'openai/gpt-4o' },
       { id: 'openai/gpt-4.1-mini:free' },
@@ -102,6 +102,7 @@ describe('measuring check against labels', () => {
       'gpt-4o-2024-05-13',
       'gpt-4.1-mini-2025-04-14',
       'gpt-4.1-mini:free',
+      'gpt-4o-latest',
       'anthropic/claude-sonnet-4-6',
       'openai/gpt-4o-mini',
       'meta-llama/Meta-Llama-3.1-8B-Instruct',
