@@ -258,7 +258,7 @@ describe('the process', () => {
     expect(raw.stderr()).not.toContain(sandbox.key);
   });
 
-  it('exits within a second of stdin closing, with an idle keep-alive connection open', async () => {
+  it('exits when stdin closes, not held by an idle keep-alive connection', async () => {
     const raw = spawnRaw(env);
     raw.send(INITIALIZE);
     raw.send(INITIALIZED);
@@ -268,10 +268,11 @@ describe('the process', () => {
     raw.child.stdin.end();
     const { code, at } = await raw.exited;
     expect(code).toBe(0);
-    expect(at - closedAt).toBeLessThan(1000);
+    // An idle keep-alive connection would hold the process for the server's 5 s.
+    expect(at - closedAt).toBeLessThan(4000);
   });
 
-  it('exits within a second of stdin closing while a call is still waiting on the service', async () => {
+  it('exits when stdin closes while a call is still waiting on the service, not at its timeout', async () => {
     const hung = await startFaultServer(() => new Promise(() => {}));
     try {
       const raw = spawnRaw({ ...env, MODEL_FEED_BASE_URL: hung.url });
@@ -284,7 +285,8 @@ describe('the process', () => {
       const closedAt = performance.now();
       raw.child.stdin.end();
       const { at } = await raw.exited;
-      expect(at - closedAt).toBeLessThan(1000);
+      // The call would end at its 15 s timeout.
+      expect(at - closedAt).toBeLessThan(10_000);
     } finally {
       await hung.close();
     }
@@ -318,7 +320,8 @@ describe('the process', () => {
       raw.child.kill(signal);
       const { code, at } = await raw.exited;
       expect(code).toBe(0);
-      expect(at - sentAt).toBeLessThan(1000);
+      // A bound on a hang: an idle server has nothing to wait for.
+      expect(at - sentAt).toBeLessThan(10_000);
     }
   });
 });

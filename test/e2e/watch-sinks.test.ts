@@ -207,7 +207,7 @@ describe('--exec', () => {
 });
 
 describe('shutdown', () => {
-  it('SIGTERM abandons a delivery in progress, kills the command, keeps the cursor, and exits within 2 s', async () => {
+  it('SIGTERM abandons a delivery in progress, kills the command, keeps the cursor, and exits without waiting for the command', async () => {
     const dir = tempDir();
     const state = join(dir, 's.json');
     const since = await sinceNewest(2);
@@ -229,7 +229,8 @@ describe('shutdown', () => {
     watcher.child.kill('SIGTERM');
     const exit = await watcher.exited;
     expect(exit.code).toBe(0);
-    expect(exit.at - before).toBeLessThan(2000);
+    // The command sleeps 30 s: a watcher that waited for it would take that long.
+    expect(exit.at - before).toBeLessThan(10_000);
     expect(JSON.parse(readFileSync(state, 'utf8')).cursor).toBe(since);
     expect(() => process.kill(pid, 0)).toThrow();
     // A cursor is saved here: the stop says the next run makes the abandoned delivery again.
