@@ -93,7 +93,9 @@ describe('check within bounds', () => {
     expect(notice.message.text).toMatch(
       /^\d+ references past the caps \(5,000 a file, 50,000 a run\) not listed; \d+ of them with a finding of a --fail-on kind, which fail the run/,
     );
-    expect(result.peakRss).toBeLessThan(400 * MB);
+    // One such file alone took 748 MB before the caps, and ten died. With V8's own young-generation
+    // sizing (no run-time flags) Node 24 peaks at 335-440 MB here, Node 20 near 230.
+    expect(result.peakRss).toBeLessThan(600 * MB);
   }, 500_000);
 
   it('four nested 1 MiB .gitignore files over 2,000 files: finishes, saying which rules it left out', async () => {
