@@ -5,7 +5,6 @@
  * test/e2e/public-source.test.ts (the aggregator's public catalog).
  */
 
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, listing } from '../public/catalog-fixtures.js';
 import {
@@ -15,6 +14,7 @@ import {
   o3Record,
   repo,
 } from '../public/origin-fixtures.js';
+import { closedPort } from '../support/closed-port.js';
 import { type StubOrigin, startStubOrigin } from '../support/stub-origin.js';
 import { tempFolder } from '../support/temp.js';
 import { connectCli, run, scrubbedEnv } from './harness.js';
@@ -83,15 +83,6 @@ async function doctor(environment: Record<string, string>, args: string[] = ['--
     return found;
   };
   return { ...out, report, find };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('doctor --source public', () => {

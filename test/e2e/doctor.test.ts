@@ -1,7 +1,8 @@
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
+import { closedPort } from '../support/closed-port.js';
 import {
   type CorporateNetwork,
   PROXY_PASSWORD,
@@ -52,15 +53,6 @@ const httpsEnv = () => ({
   MODEL_FEED_API_KEY: TLS_KEY,
   HTTPS_PROXY: network.proxyUrl,
 });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('model-feed-mcp doctor', () => {
   it('passes against the sandbox: every check, the tier and the calls left, and never the key', async () => {

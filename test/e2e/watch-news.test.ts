@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { eventually, scrubbedEnv, spawnRaw } from './harness.js';
 import {
+  ENVELOPE_KEYS,
   type Envelope,
   envelopes,
   feedIds,
@@ -43,16 +44,7 @@ describe('watch marks each change new or an update', () => {
     const delivered = envelopes(first.stdout);
     expect(delivered.map((e) => e.data.id)).toEqual(expected);
     for (const envelope of delivered) {
-      expect(Object.keys(envelope)).toEqual([
-        'type',
-        'timestamp',
-        'deliveryId',
-        'delivery',
-        'changed',
-        'previous',
-        'rejected',
-        'data',
-      ]);
+      expect(Object.keys(envelope)).toEqual(ENVELOPE_KEYS);
       expect(envelope).toMatchObject({ delivery: 'new', changed: [], previous: {}, rejected: false });
     }
     const firstText = await runWatch(

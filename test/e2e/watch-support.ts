@@ -70,3 +70,15 @@ export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeade
     return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
   });
 }
+
+/** The JSON envelope's fields, in the order a delivery writes them: the marking before `data`. */
+export const ENVELOPE_KEYS = [
+  'type',
+  'timestamp',
+  'deliveryId',
+  'delivery',
+  'changed',
+  'previous',
+  'rejected',
+  'data',
+];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { eventually, run, scrubbedEnv, spawnRaw } from './harness.js';
-import { envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
+import { ENVELOPE_KEYS, envelopes, feedIds, runWatch, tempDir, watchEnv } from './watch-support.js';
 
 let sandbox: Sandbox;
 
@@ -184,16 +184,7 @@ describe('watch, running', () => {
     const delivered = envelopes(watcher.stdout());
     expect(delivered.length).toBeGreaterThan(0);
     for (const envelope of delivered) {
-      expect(Object.keys(envelope)).toEqual([
-        'type',
-        'timestamp',
-        'deliveryId',
-        'delivery',
-        'changed',
-        'previous',
-        'rejected',
-        'data',
-      ]);
+      expect(Object.keys(envelope)).toEqual(ENVELOPE_KEYS);
       expect(envelope.type).toBe('model_feed.change');
       expect(envelope.timestamp).toBe(new Date(envelope.timestamp).toISOString());
       expect(envelope.deliveryId).toMatch(new RegExp(`^${envelope.data.id}_[0-9a-f]{16}$`));

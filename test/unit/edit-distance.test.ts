@@ -1,20 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundedEditDistance, editDistance } from '../../src/text/edit-distance.js';
-
-/** The textbook table, whole: what the module's banded, early-stopping one must agree with. */
-function plainLevenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
+import { plainLevenshtein } from '../support/levenshtein.js';
 
 describe('editDistance', () => {
   it('counts insertions, deletions and substitutions', () => {

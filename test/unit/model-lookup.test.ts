@@ -9,6 +9,7 @@ import {
   prepareCatalog,
 } from '../../src/tools/model-lookup.js';
 import { model } from '../fixtures.js';
+import { plainLevenshtein } from '../support/levenshtein.js';
 
 const { Model: ModelSchema } = apiSchemas();
 
@@ -123,16 +124,3 @@ describe('the bounded search', () => {
     );
   });
 });
-
-function plainLevenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
