@@ -189,7 +189,7 @@ function addCheckCommand(
     )
     .option(
       '--suggest <what>',
-      'text: also name a cheaper catalog model for each model (cheaper); json, sarif and github always do',
+      'text: also name a cheaper catalog model for each model (cheaper, or none: the default); json, sarif and github always do',
     )
     .addHelpText(
       'after',

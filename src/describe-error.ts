@@ -69,12 +69,18 @@ function authText(error: AuthError): string {
 const HISTORY_PATH = /\/api\/v1\/models\/[^/?]+\/history(\?|$)/;
 
 /** What to do about a certificate error: only an unknown issuer calls for an extra CA. */
-function certificateHint(code: string, host: string, audience: Audience): string {
+/** The setting the base URL came from, as the user set it: a flag, the variable, or setup's prompt. */
+function baseUrlSettingOf(request: RequestFacts): string {
+  return request.baseUrlSetting ?? 'MODEL_FEED_BASE_URL';
+}
+
+function certificateHint(code: string, request: RequestFacts, audience: Audience): string {
+  const host = request.host;
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
     return "The certificate is outside its validity dates: check this machine's clock, or tell whoever runs the service (or the TLS-inspecting proxy).";
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return `The certificate is for another host name than ${host.replace(/:\d+$/, '')}: check MODEL_FEED_BASE_URL (a TLS-inspecting proxy that signs for the wrong name needs fixing by IT).`;
+    return `The certificate is for another host name than ${host.replace(/:\d+$/, '')}: check ${baseUrlSettingOf(request)} (a TLS-inspecting proxy that signs for the wrong name needs fixing by IT).`;
   }
   return caHint(audience);
 }
@@ -91,7 +97,7 @@ function networkText(error: NetworkError, audience: Audience): string {
   const { request, code } = error;
   const where = `${request.host}${via(request)}`;
   if (isCertificateFailure(code)) {
-    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${certificateHint(code, request.host, audience)}`;
+    return `TLS certificate problem connecting to ${where}: ${error.detail} (${code}), after ${attempts(request)}. ${certificateHint(code, request, audience)}`;
   }
   if (isProxyAuthFailure(error.detail)) {
     return `The proxy ${request.proxy ?? ''} asked for authentication (407) when connecting to ${request.host}. Put credentials in the proxy URL: http://user:password@proxy:port.`;
@@ -101,7 +107,7 @@ function networkText(error: NetworkError, audience: Audience): string {
     code === 'ENOTFOUND' || code === 'EAI_AGAIN'
       ? request.proxy
         ? ' Check the proxy host name.'
-        : ` Check ${request.baseUrlSetting ?? 'MODEL_FEED_BASE_URL'}, or set HTTPS_PROXY if this network only reaches the internet through a proxy.`
+        : ` Check ${baseUrlSettingOf(request)}, or set HTTPS_PROXY if this network only reaches the internet through a proxy.`
       : ' Check the network, the proxy settings (run `model-feed-mcp doctor`), and that the service is up.';
   return `Could not reach ${where}: ${words} (${code}), after ${attempts(request)}.${hint}`;
 }
@@ -153,7 +159,7 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
     if (HISTORY_PATH.test(error.request.path)) {
       return sentence(`Not in the catalog (HTTP 404 for ${error.request.path})${said}`);
     }
-    return `${sentence(`Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}`)} ${error.request.baseUrlSetting ?? 'MODEL_FEED_BASE_URL'} must be the service's base URL, without /api/v1 or /api/mcp.`;
+    return `${sentence(`Nothing at ${error.request.host}${error.request.path} (HTTP 404)${said}`)} ${baseUrlSettingOf(error.request)} must be the service's base URL, without /api/v1 or /api/mcp.`;
   }
   if (error instanceof ServerError) {
     const said = error.serviceMessage ? ` It said: ${quoted(error.serviceMessage)}` : '';
@@ -184,7 +190,7 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
   if (error instanceof UnexpectedResponseError) {
     // Status 0: no complete HTTP answer to name (a malformed one, or a request refused before sending).
     const status = error.status ? `HTTP ${error.status}, ` : '';
-    return `Unexpected response from the service at ${error.request.host}${via(error.request)}: ${error.detail} (${status}${error.request.path}). Check that MODEL_FEED_BASE_URL points at the Model Change Feed Service.`;
+    return `Unexpected response from the service at ${error.request.host}${via(error.request)}: ${error.detail} (${status}${error.request.path}). Check that ${baseUrlSettingOf(error.request)} points at the Model Change Feed Service.`;
   }
   const message = error instanceof Error ? error.message : String(error);
   return `Internal error in model-feed-mcp: ${message}. Please report it.`;

@@ -6,12 +6,10 @@
  */
 
 import type { Logger } from './log.js';
+import { errorText } from './text/error-text.js';
 
 /** Often enough that an orphan goes within seconds; rarely enough to cost nothing. */
 const PARENT_CHECK_MS = 2000;
-
-const errorText = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 /**
  * Whether the process that started this one is gone. An orphan is adopted by init or a subreaper,
@@ -77,10 +75,9 @@ export function lastResort(
   };
 }
 
-/** Why the process is ending, and the exit status it should end with. */
+/** Why the process is ending. */
 export interface Ending {
   why: string;
-  code: number;
 }
 
 export interface LifetimeOptions {
@@ -95,10 +92,8 @@ export interface LifetimeOptions {
 export interface ProcessLifetime {
   /** Resolves once, with the first reason to end. */
   readonly ended: Promise<Ending>;
-  /** Whether a reason to end has come: an escaping error is then fatal. */
-  readonly ending: boolean;
   /** Ends for a reason of the caller's; only the first reason counts. */
-  end(why: string, code?: number): void;
+  end(why: string): void;
 }
 
 /**
@@ -112,9 +107,9 @@ export function startProcessLifetime({ log, parentWatch }: LifetimeOptions): Pro
   const ended = new Promise<Ending>((resolve) => {
     resolveEnded = resolve;
   });
-  const end = (why: string, code = 0): void => {
+  const end = (why: string): void => {
     if (ending) return;
-    ending = { why, code };
+    ending = { why };
     log.debug('shutting down', { why });
     resolveEnded(ending);
   };
@@ -130,13 +125,7 @@ export function startProcessLifetime({ log, parentWatch }: LifetimeOptions): Pro
       end('parent process exited');
     }, parentWatch);
   }
-  return {
-    ended,
-    get ending() {
-      return ending !== undefined;
-    },
-    end,
-  };
+  return { ended, end };
 }
 
 /**

@@ -63,13 +63,13 @@ export async function runStdio(server: StdioServing, options: StdioOptions): Pro
     log: options.log,
     parentWatch: { intervalMs: options.parentCheckMs },
   });
-  void lifetime.ended.then(async ({ code }) => {
+  void lifetime.ended.then(async () => {
     const flushed = new Promise<void>((resolve) => {
       if (!output.writableNeedDrain) resolve();
       else output.once('drain', () => resolve());
     });
     await settleWithin(SHUTDOWN_GRACE_MS, [flushed, options.onShutdown?.()]);
-    process.exit(code);
+    process.exit(0);
   });
   // A client that vanished closes the pipe: writing to it fails with EPIPE; nothing is left to serve.
   output.on('error', () => lifetime.end('stdout closed'));

@@ -1,8 +1,8 @@
 /**
  * The text report, for people: the verdict and its counts first, then each model the code names
  * once, with what is said about it and where it is named. A failing model is marked (`✖ … fails:`),
- * one with only notes is not. Cheaper models are a suggestion asked for (`--suggest cheaper`): on a
- * real codebase they were nine findings in ten, and buried the ones that fail. Pure.
+ * one with only notes is not. Cheaper models are a suggestion asked for (`--suggest cheaper`), as
+ * they would outnumber and bury the findings that fail; unless they fail the run. Pure.
  */
 
 import { oneLine } from '../text/terminal.js';
@@ -118,7 +118,9 @@ function verdict(report: CheckReport, failing: Record<FindingKind, number>): str
 }
 
 export function renderText(report: CheckReport, options: TextOptions): string {
-  const shown = (kind: FindingKind) => kind !== 'cheaper' || options.suggestCheaper;
+  // A kind that fails the run is always shown: a verdict must name what failed it.
+  const shown = (kind: FindingKind) =>
+    kind !== 'cheaper' || options.suggestCheaper || report.failOn.includes(kind);
   const s = report.summary;
   const failing: Record<FindingKind, number> = {
     deprecated: 0,

@@ -30,12 +30,8 @@ export async function modelsUsedUnder(
   const scan = await scanPaths(paths, compileMatcher(catalog), {
     maxFileSize: DEFAULT_MAX_FILE_SIZE_MIB * 1024 * 1024,
   });
-  // Those past the run's cap on listed references too: they are counted by model, not dropped.
-  const models = new Set([
-    ...scan.references.flatMap((r) => (r.modelId ? [r.modelId] : [])),
-    ...scan.notListed.models.keys(),
-  ]);
-  // Each model with the variants the code names (null: the model itself), for the one rule.
+  // Each model with the variants the code names (null: the model itself), for the one rule; those
+  // past the run's cap on listed references too, counted by model, not dropped.
   const named = new Map<string, Set<string | null>>();
   for (const r of scan.references) {
     if (!r.modelId) continue;
@@ -51,7 +47,7 @@ export async function modelsUsedUnder(
       const variants = concerned && named.get(concerned.modelId);
       return !!variants && [...variants].some((variant) => coversVariant(concerned, variant));
     },
-    models: [...models].sort(),
+    models: [...named.keys()].sort(),
     scanned: scan.counts.scanned,
   };
 }

@@ -4,6 +4,7 @@
  * anything may stand: a record that does not fit is not trusted, and the next snapshot starts anew.
  */
 
+import { isRecord } from '../is-record.js';
 import type { CatalogFeedState } from './diff.js';
 import type { OriginFacts } from './enrich.js';
 import type { CatalogModel } from './openrouter-catalog.js';
@@ -62,8 +63,6 @@ const MAX_MODALITIES = 50;
 
 type Check = (value: unknown) => boolean;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text =
   (max: number, min = 0): Check =>
   (value) =>

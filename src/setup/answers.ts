@@ -36,8 +36,9 @@ const MAX_BASE_URL = 2_048;
 const QUOTED = /^(["'`\u2018\u201c])(.*)(["'`\u2019\u201d])$/s;
 
 /** What a terminal in bracketed-paste mode sends around a paste (setup does not turn that mode on). */
-const PASTE_START = '\x1b[200~';
-const PASTE_END = '\x1b[201~';
+/** The markers a terminal in bracketed-paste mode puts around what is pasted. */
+export const PASTE_START = '\x1b[200~';
+export const PASTE_END = '\x1b[201~';
 
 /** Each opening quote mark with the closing one that pairs with it. */
 const CLOSING_QUOTE: Readonly<Record<string, string>> = {

@@ -4,7 +4,7 @@
  * Each answer is judged where it is typed and asked for again, a bounded number of times.
  */
 
-import type { Refusal, Verdict } from './answers.js';
+import { PASTE_END, PASTE_START, type Refusal, type Verdict } from './answers.js';
 
 export interface TtyInput extends NodeJS.ReadableStream {
   isTTY?: boolean;
@@ -181,7 +181,7 @@ export function readHidden(
 }
 
 /** What a terminal in bracketed-paste mode sends around a paste: `ESC [ 200 ~` … `ESC [ 201 ~`. */
-const PASTE_MARKERS = new Set(['\x1b[200~', '\x1b[201~']);
+const PASTE_MARKERS = new Set([PASTE_START, PASTE_END]);
 
 /**
  * Recognises the escape sequences a terminal sends for keys and pastes (arrow keys `ESC [ C`,

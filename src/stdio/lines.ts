@@ -85,6 +85,3 @@ export function asMessage(value: unknown): JSONRPCMessage | undefined {
     return undefined;
   }
 }
-
-export const errorText = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);

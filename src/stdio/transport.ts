@@ -13,10 +13,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { revisionRefusal } from '../protocol-revisions.js';
+import { errorText } from '../text/error-text.js';
 import { RequestActivity, type SessionActivity } from './activity.js';
 import {
   asMessage,
-  errorText,
   INTERNAL_ERROR,
   INVALID_REQUEST,
   idOf,

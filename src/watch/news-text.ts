@@ -4,8 +4,8 @@
  * for a rejected change `[REJECTED, not a real change; …]` first, so it never reads like one.
  */
 
-import { inline } from '../text/change-line.js';
-import { type Marking, type TrackedField, VALUED_FIELDS } from './news.js';
+import { changeLine, inline } from '../text/change-line.js';
+import { type MarkedDelivery, type Marking, type TrackedField, VALUED_FIELDS } from './news.js';
 
 /** What each field is called in a line. */
 const FIELD_WORDS: Record<TrackedField, string> = {
@@ -43,4 +43,9 @@ export function markingTag(marking: Marking, data: Readonly<Record<string, unkno
   const moves = marking.delivery === 'update' ? movesText(marking, data) : '';
   const what = marking.delivery === 'new' ? 'new' : moves ? `update: ${moves}` : 'update';
   return marking.rejected ? `[REJECTED, not a real change; ${what}]` : `[${what}]`;
+}
+
+/** A delivered change as one text line, its marking first: what stdout and Slack show. */
+export function markedLine({ marking, envelope, event }: MarkedDelivery): string {
+  return `${markingTag(marking, envelope.data)} ${changeLine(event)}`;
 }

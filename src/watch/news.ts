@@ -7,6 +7,7 @@
 
 import type { ChangeEvent } from '../api/schemas.js';
 import type { Delivery, Envelope } from '../feed/envelope.js';
+import { isRecord } from '../is-record.js';
 import { nodeCrypto } from '../lazy-node.js';
 
 /**
@@ -182,10 +183,6 @@ export function markDelivery(delivery: Delivery, marking: Marking): MarkedDelive
     data,
   };
   return { envelope, event: delivery.event, marking };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function readValue(value: unknown): Exclude<RememberedValue, null> | undefined {

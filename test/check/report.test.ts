@@ -154,6 +154,13 @@ describe('the formats', () => {
     );
   });
 
+  it('text: cheaper findings show without --suggest cheaper when they fail the run (--fail-on cheaper)', () => {
+    const failing = buildReport(FOUND, WALK, { failOn: ['cheaper'], baseline: [], notPriceChecked: [] });
+    const text = renderReport(failing, 'text');
+    expect(text).toMatch(/^Failed: 1 failing finding \(1 cheaper\)/);
+    expect(text).toContain('✖ quillon/quill-mini-2 fails: cheaper: acme/bolt');
+  });
+
   it('text: no escape sequence or line break from a file or the service reaches the terminal', () => {
     const hostile = buildReport(
       [

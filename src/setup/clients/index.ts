@@ -152,7 +152,6 @@ export const CLIENTS: readonly ClientDef[] = [
   },
 ];
 
-/** The client a `--client` value names, or undefined. */
 /** A client's name as typed, with its spaces, underscores and case evened out: "VS Code" → vs-code. */
 function nameKey(name: string): string {
   return name

@@ -21,6 +21,7 @@ import { dirname, resolve } from 'node:path';
 import { apiSchemas, type ChangeEvent } from '../../api/schemas.js';
 import { DeliveryError } from '../../errors.js';
 import { ENVELOPE_TYPE, type Envelope } from '../../feed/envelope.js';
+import { isRecord } from '../../is-record.js';
 import { nodeFs } from '../../lazy-node.js';
 import { modeToKeep, writeFileAtomic } from '../../store/atomic-file.js';
 import { fileFault } from '../../store/file-fault.js';
@@ -244,10 +245,6 @@ function renderFeed(options: AtomSinkOptions, entries: readonly MarkedDelivery[]
     ...entries.map(renderEntry),
     '</feed>\n',
   ].join('');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A stored envelope read back: the same checks as a page from the service, or undefined. */

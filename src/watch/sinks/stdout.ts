@@ -9,16 +9,10 @@
 import type { Writable } from 'node:stream';
 import { DeliveryError } from '../../errors.js';
 import { envelopeJson } from '../../feed/envelope.js';
-import { changeLine } from '../../text/change-line.js';
-import type { MarkedDelivery } from '../news.js';
-import { markingTag } from '../news-text.js';
+import { markedLine } from '../news-text.js';
 import type { StdoutFormat } from '../options.js';
 import type { StatusLine } from '../status.js';
 import type { Sink } from './sink.js';
-
-function textLine({ marking, envelope, event }: MarkedDelivery): string {
-  return `${markingTag(marking, envelope.data)} ${changeLine(event)}`;
-}
 
 /**
  * `sharedTerminal`: the status line, when stdout and stderr are the same terminal.
@@ -44,7 +38,7 @@ export function createStdoutSink(
       // not wait for it: the line may be lost with the reader, and is delivered again next time.
       // The text line passed every upstream value through `inline`: one line, no escape sequence or
       // control character, so it can neither act on the terminal nor forge a line.
-      const line = `${format === 'text' ? textLine(delivery) : envelopeJson(delivery.envelope)}\n`;
+      const line = `${format === 'text' ? markedLine(delivery) : envelopeJson(delivery.envelope)}\n`;
       let accepted = true;
       const write = () => {
         accepted = stream.write(line);

@@ -16,11 +16,10 @@ import { envelopeJson } from '../../feed/envelope.js';
 import { nodeCrypto } from '../../lazy-node.js';
 import { isCertificateFailure, networkCodeWords } from '../../net/failure-kinds.js';
 import { isLoopbackHost } from '../../net/loopback.js';
-import { changeLine } from '../../text/change-line.js';
 import { displayUrl, redact, secretShapedTokens, secretValues } from '../../text/redact.js';
 import { oneLine } from '../../text/terminal.js';
 import type { MarkedDelivery } from '../news.js';
-import { markingTag } from '../news-text.js';
+import { markedLine } from '../news-text.js';
 import { parseWebhookSecret, signWebhook } from '../webhook-signature.js';
 import type { Sink } from './sink.js';
 
@@ -68,8 +67,8 @@ function webhookId(deliveryId: string): string {
  * would notify everyone) and wants `&`, `<`, `>` escaped as entities; a word joiner after `@` keeps
  * Mattermost from reading `@channel`, `@here` or `@all` in a title as a mention.
  */
-function slackText({ marking, envelope, event }: MarkedDelivery): string {
-  return `${markingTag(marking, envelope.data)} ${changeLine(event)}`
+function slackText(delivery: MarkedDelivery): string {
+  return markedLine(delivery)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
