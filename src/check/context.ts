@@ -35,8 +35,10 @@ const SPACE = table(' \t\r\n');
 const QUOTE = table('"\'`');
 const ALPHANUMERIC = table(LETTERS_DIGITS);
 
-const asciiLower = (bytes: Uint8Array, start: number, end: number) =>
-  String.fromCharCode(...bytes.subarray(start, end)).toLowerCase();
+const utf8 = new TextDecoder();
+/** ASCII bytes (id characters only) as a string, lower-cased. */
+export const asciiLower = (bytes: Uint8Array, start: number, end: number) =>
+  utf8.decode(bytes.subarray(start, end)).toLowerCase();
 
 /**
  * At most this many members of a list are read back: a model list names one near the name (its

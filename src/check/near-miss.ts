@@ -4,7 +4,7 @@
  */
 
 import { boundedEditDistance } from '../text/edit-distance.js';
-import { ID_BYTE, isApiVersion, urlStartIn } from './context.js';
+import { asciiLower, ID_BYTE, isApiVersion, urlStartIn } from './context.js';
 import { wholeToken } from './token-boundaries.js';
 
 /** At most this many suggestions for a near miss. */
@@ -54,11 +54,6 @@ export interface Namespaces {
   /** The longest vendor, in bytes: a longer segment is no vendor, and is not decoded to find out. */
   longestVendor: number;
 }
-
-const utf8 = new TextDecoder();
-/** ASCII bytes (id characters only) as a string, lower-cased. */
-const asciiLower = (bytes: Uint8Array, start: number, end: number) =>
-  utf8.decode(bytes.subarray(start, end)).toLowerCase();
 
 /**
  * The `vendor/name` tokens of UTF-8 bytes that may be near misses, in order: every two neighbouring
