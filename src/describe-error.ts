@@ -68,12 +68,12 @@ function authText(error: AuthError): string {
 /** The one endpoint whose 404 means "not in the catalog"; elsewhere a 404 means a wrong address. */
 const HISTORY_PATH = /\/api\/v1\/models\/[^/?]+\/history(\?|$)/;
 
-/** What to do about a certificate error: only an unknown issuer calls for an extra CA. */
 /** The setting the base URL came from, as the user set it: a flag, the variable, or setup's prompt. */
 function baseUrlSettingOf(request: RequestFacts): string {
   return request.baseUrlSetting ?? 'MODEL_FEED_BASE_URL';
 }
 
+/** What to do about a certificate error: only an unknown issuer calls for an extra CA. */
 function certificateHint(code: string, request: RequestFacts, audience: Audience): string {
   const host = request.host;
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {

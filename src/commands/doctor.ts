@@ -95,6 +95,7 @@ async function collectChecks(target: Target, io: CliIo, log: Logger): Promise<Ch
   const network = await runNetworkChecks(
     {
       route: config.baseUrl && proxyChoice ? planRoute(config.baseUrl, proxyChoice) : undefined,
+      baseUrlSetting: config.sources.baseUrl,
       timeoutMs: config.timeoutMs,
       authenticate: config.apiKey ? () => authenticate(config, log) : undefined,
     },

@@ -15,7 +15,7 @@ import {
   type Destination,
   dnsFailed,
   dnsPassed,
-  SERVICE,
+  serviceDestination,
   type TlsStage,
   tcpFailed,
   tcpPassed,
@@ -41,6 +41,8 @@ export interface AuthResult {
 export interface NetworkPlan {
   /** undefined when there is no usable base URL. */
   route: Route | undefined;
+  /** Where the base URL was set (a flag or a variable); undefined for the default. */
+  baseUrlSetting: string | undefined;
   /** Each step's own limit. */
   timeoutMs: number;
   /** One authenticated request through the real client; undefined when there is no key. */
@@ -133,7 +135,8 @@ export async function runNetworkChecks(plan: NetworkPlan, probes: Probes): Promi
   if (route === undefined) {
     return ALL_STEPS.map((id) => skipped(id, 'no usable base URL (see Settings)'));
   }
-  const { checks, stopper } = await runConnectionChecks(route, timeoutMs, probes, SERVICE);
+  const service = serviceDestination(plan.baseUrlSetting);
+  const { checks, stopper } = await runConnectionChecks(route, timeoutMs, probes, service);
   const authenticate = stopper === undefined ? plan.authenticate : undefined;
   if (authenticate === undefined) {
     const reason = stopper ?? 'no API key (see Settings)';
@@ -143,6 +146,6 @@ export async function runNetworkChecks(plan: NetworkPlan, probes: Probes): Promi
   return [
     ...checks,
     auth.ok ? authPassed(auth.value.changes, auth.ms) : authFailed(auth.error, auth.ms),
-    auth.ok ? checkRateLimit(auth.value.rateLimit) : skipped('rate-limit', 'Authentication failed'),
+    auth.ok ? checkRateLimit(auth.value.rateLimit, service) : skipped('rate-limit', 'Authentication failed'),
   ];
 }

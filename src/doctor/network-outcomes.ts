@@ -28,12 +28,18 @@ export interface Destination {
   path: string;
 }
 
-export const SERVICE: Destination = {
-  setting: ENV.baseUrl,
-  flag: '--base-url',
-  name: 'the service',
-  path: AUTH_PATH,
-};
+/**
+ * The service, its address named as the user set it: the flag or the variable they used, or both
+ * spellings when the default is in use.
+ */
+export function serviceDestination(baseUrlSetting: string | undefined): Destination {
+  return {
+    setting: baseUrlSetting ?? ENV.baseUrl,
+    flag: baseUrlSetting === undefined ? '--base-url' : undefined,
+    name: 'the service',
+    path: AUTH_PATH,
+  };
+}
 
 /** A probe failure as its code and words; every Node network error carries a `code`. */
 export function failureOf(error: unknown): { code: string; words: string; message: string } {
@@ -59,7 +65,7 @@ export function dnsPassed(route: Route, addresses: readonly string[], ms: number
   return check('dns', { status: 'pass', detail, ms });
 }
 
-export function dnsFailed(route: Route, error: unknown, ms: number, to: Destination = SERVICE): Check {
+export function dnsFailed(route: Route, error: unknown, ms: number, to: Destination): Check {
   const { code, words } = failureOf(error);
   const name = route.proxy ? `proxy host ${route.connect.host}` : route.connect.host;
   return check('dns', {
@@ -76,7 +82,7 @@ export function tcpPassed(route: Route, ms: number): Check {
   return check('tcp', { status: 'pass', detail: `connected to ${where(route)}`, ms });
 }
 
-export function tcpFailed(route: Route, error: unknown, ms: number, to: Destination = SERVICE): Check {
+export function tcpFailed(route: Route, error: unknown, ms: number, to: Destination): Check {
   const { code, words } = failureOf(error);
   let fix: string;
   if (code === 'ECONNREFUSED') {
@@ -113,7 +119,7 @@ export function tlsFailed(
   error: unknown,
   ms: number,
   stage: TlsStage,
-  to: Destination = SERVICE,
+  to: Destination,
 ): Check {
   const { code, words, message } = failureOf(error);
   // Built the way the HTTP client reports the same failure, so describeError words it the same.
@@ -178,13 +184,13 @@ export function authFailed(error: unknown, ms: number): Check {
   return check('auth', { status: 'fail', detail: what, fix: describeError(error, 'shell'), ms });
 }
 
-export function checkRateLimit(info: RateLimitInfo | undefined): Check {
+export function checkRateLimit(info: RateLimitInfo | undefined, to: Destination): Check {
   if (info === undefined) {
     return check('rate-limit', {
       status: 'warn',
       detail:
         'the service sent no rate-limit headers (x-ratelimit-limit, x-ratelimit-remaining, x-service-tier)',
-      fix: `Check that ${ENV.baseUrl} points at the Model Change Feed Service itself, not a gateway that drops headers.`,
+      fix: `Check that ${to.setting} points at the Model Change Feed Service itself, not a gateway that drops headers.`,
     });
   }
   const detail = `tier ${info.tier ?? 'unknown'}: ${info.remaining ?? '?'} of ${info.limit ?? '?'} calls left today`;

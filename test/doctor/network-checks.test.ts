@@ -37,6 +37,7 @@ function plan(
 ): NetworkPlan {
   return {
     route: planRoute(baseUrl, choice),
+    baseUrlSetting: undefined,
     timeoutMs: 1000,
     authenticate: async () => ({ changes: 1, rateLimit }),
     ...overrides,
@@ -87,9 +88,31 @@ describe('runNetworkChecks', () => {
     expect(checks[0]).toMatchObject({
       detail: 'feed.example.com: DNS lookup failed: the host name does not resolve (ENOTFOUND)',
     });
-    expect(checks[0]?.fix).toMatch(/MODEL_FEED_BASE_URL.*HTTPS_PROXY/);
+    expect(checks[0]?.fix).toMatch(/MODEL_FEED_BASE_URL \(--base-url\).*HTTPS_PROXY/);
     expect(checks[1]?.detail).toBe('skipped: DNS failed');
     expect(probes.openTcp).not.toHaveBeenCalled();
+  });
+
+  it('names the setting the base URL came from in each fix', async () => {
+    const { probes } = fakeProbes({ lookupHost: vi.fn(async () => Promise.reject(coded('ENOTFOUND'))) });
+    const byFlag = await runNetworkChecks(
+      plan('https://feed.example.com', { baseUrlSetting: '--base-url' }),
+      probes,
+    );
+    expect(byFlag[0]?.fix).toBe(
+      'Check the host name in --base-url. If this network reaches the internet only through a proxy, set HTTPS_PROXY (or --proxy) to it.',
+    );
+    const { probes: quiet } = fakeProbes();
+    const byEnv = await runNetworkChecks(
+      plan('http://127.0.0.1:9', {
+        baseUrlSetting: 'MODEL_FEED_BASE_URL',
+        authenticate: async () => ({ changes: 1, rateLimit: undefined }),
+      }),
+      quiet,
+    );
+    expect(byEnv.at(-1)?.fix).toBe(
+      'Check that MODEL_FEED_BASE_URL points at the Model Change Feed Service itself, not a gateway that drops headers.',
+    );
   });
 
   it('names a refused connection and skips the rest', async () => {
@@ -220,7 +243,7 @@ describe('runNetworkChecks', () => {
   it('skips everything without a usable base URL', async () => {
     const { probes } = fakeProbes();
     const checks = await runNetworkChecks(
-      { route: undefined, timeoutMs: 1000, authenticate: undefined },
+      { route: undefined, baseUrlSetting: undefined, timeoutMs: 1000, authenticate: undefined },
       probes,
     );
     expect(checks.every((c) => c.status === 'skip')).toBe(true);

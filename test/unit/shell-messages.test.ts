@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangesQuery, FeedApi } from '../../src/api/client.js';
 import { resolveConfig } from '../../src/config.js';
 import { checkCaSources } from '../../src/doctor/ca-check.js';
-import { tlsFailed } from '../../src/doctor/network-outcomes.js';
+import { serviceDestination, tlsFailed } from '../../src/doctor/network-outcomes.js';
 import { planRoute } from '../../src/doctor/route.js';
 import { checkSettings } from '../../src/doctor/settings-check.js';
 import { NetworkError } from '../../src/errors.js';
@@ -50,11 +50,11 @@ describe('doctor', () => {
     const untrusted = Object.assign(new Error('self-signed certificate in certificate chain'), {
       code: 'SELF_SIGNED_CERT_IN_CHAIN',
     });
-    expect(tlsFailed(route, untrusted, 5, 'handshake').fix).toBe(
+    expect(tlsFailed(route, untrusted, 5, 'handshake', serviceDestination(undefined)).fix).toBe(
       'TLS certificate problem connecting to feed.example.com:443: self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN), after 1 attempt. If a proxy or TLS inspection re-signs traffic with a private CA, set NODE_EXTRA_CA_CERTS to that CA certificate (PEM file) in this shell (export NODE_EXTRA_CA_CERTS=/path/to/ca.pem); it is added to the default roots.',
     );
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    expect(tlsFailed(route, reset, 5, 'handshake').fix).toBe(
+    expect(tlsFailed(route, reset, 5, 'handshake', serviceDestination('MODEL_FEED_BASE_URL')).fix).toBe(
       "Check that MODEL_FEED_BASE_URL points at the service's HTTPS address; a proxy or firewall may be interfering.",
     );
   });
