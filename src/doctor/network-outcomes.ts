@@ -114,13 +114,7 @@ export function tlsPassed(route: Route, facts: TlsFacts, ms: number): Check {
 /** Where TLS failed: opening the proxy's tunnel (TLS to an https:// proxy included), or the handshake with the service. */
 export type TlsStage = 'tunnel' | 'handshake';
 
-export function tlsFailed(
-  route: Route,
-  error: unknown,
-  ms: number,
-  stage: TlsStage,
-  to: Destination,
-): Check {
+export function tlsFailed(route: Route, error: unknown, ms: number, stage: TlsStage, to: Destination): Check {
   const { code, words, message } = failureOf(error);
   // Built the way the HTTP client reports the same failure, so describeError words it the same.
   const asTheClientSeesIt = (detail: string) =>
