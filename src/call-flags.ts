@@ -4,6 +4,7 @@
  * what to say for a tool name that does not exist.
  */
 
+import { ownCommand } from './own-command.js';
 import { editDistance } from './text/edit-distance.js';
 import { echoValue } from './text/redact.js';
 
@@ -64,12 +65,12 @@ export function unknownToolMessage(
   const closest = closestTool(typed, tools);
   const guess = closest ? ` Did you mean ${closest}?` : '';
   // The user's own text, echoed: no escape sequence or line break in it may act on the terminal.
-  return `unknown tool '${echoValue(typed, secrets)}'.${guess} The tools are ${tools.join(', ')}; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
+  return `unknown tool '${echoValue(typed, secrets)}'.${guess} The tools are ${tools.join(', ')}; \`${ownCommand('call <tool> --help')}\` lists a tool's flags.`;
 }
 
 /** For `call` with no tool: what is missing, and the tools there are. */
 export function missingToolMessage(tools: readonly string[]): string {
-  return `call needs the name of a tool: one of ${tools.join(', ')}. For example \`model-feed-mcp call search_models --sandbox\`; \`model-feed-mcp call <tool> --help\` lists a tool's flags.`;
+  return `call needs the name of a tool: one of ${tools.join(', ')}. For example \`${ownCommand('call search_models --sandbox')}\`; \`${ownCommand('call <tool> --help')}\` lists a tool's flags.`;
 }
 
 /** The words of a flag or argument name: `--maxInputPrice` and `max-input-price` → max, input, price. */

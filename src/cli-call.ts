@@ -11,6 +11,7 @@ import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { listTools } from './mcp-server.js';
+import { ownCommand } from './own-command.js';
 import { echoValue } from './text/redact.js';
 import { describeAllowed } from './tools/arguments.js';
 import type { JsonSchema } from './tools/json-schema.js';
@@ -33,7 +34,7 @@ export function addCallCommand(
     .argument('[tool]')
     .addHelpText(
       'after',
-      "\nEach tool's flags: model-feed-mcp call <tool> --help. Each flag also takes the argument's own name: --maxInputPrice is --max-input-price." +
+      `\nEach tool's flags: ${ownCommand('call <tool> --help')}. Each flag also takes the argument's own name: --maxInputPrice is --max-input-price.` +
         '\nExit codes: 0 result printed, 1 the tool reported an error, 2 invalid flags or settings.',
     )
     // Reached only when no tool answers to the name: none given, or one misspelt, so the message

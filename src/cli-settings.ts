@@ -8,6 +8,7 @@ import { type Command, Option } from 'commander';
 import { COMMANDS, type CommandName, SETTINGS, type Setting } from './config/settings-table.js';
 import { type ConfigFlags, ENV } from './config.js';
 import type { CliIo } from './io.js';
+import { ownCommand } from './own-command.js';
 import { commandPath, SETTINGS_HEADING } from './unknown-flag.js';
 import { VERSION } from './version.js';
 
@@ -108,7 +109,7 @@ export function addConfigOptions(
   return command
     .addOption(new Option('--api-key [key]').hideHelp())
     .showHelpAfterError(
-      `(run model-feed-mcp${command.parent ? ` ${commandPath(command)}` : ''} --help for usage)`,
+      `(run ${ownCommand(`${command.parent ? `${commandPath(command)} ` : ''}--help`)} for usage)`,
     );
 }
 

@@ -14,6 +14,7 @@ import { docsUrl } from './docs-links.js';
 import { ConfigError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
+import { ownCommand } from './own-command.js';
 import { reportFailure } from './report-failure.js';
 import { serveStdio } from './serve-stdio.js';
 import { echoValue } from './text/redact.js';
@@ -300,7 +301,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .version(VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .addHelpText('after', HELP_AFTER)
-    .showHelpAfterError('(run model-feed-mcp --help for usage)')
+    .showHelpAfterError(`(run ${ownCommand('--help')} for usage)`)
     .exitOverride()
     // Commander's own errors too: whatever of the user's text one quotes acts on no terminal.
     .configureOutput({

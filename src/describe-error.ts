@@ -27,6 +27,7 @@ import {
   UnreadableChangeError,
 } from './errors.js';
 import { isCertificateFailure, isProxyAuthFailure, networkCodeWords } from './net/failure-kinds.js';
+import { ownCommand } from './own-command.js';
 import { echoPath } from './text/redact.js';
 
 function caHint(audience: Audience): string {
@@ -108,7 +109,7 @@ function networkText(error: NetworkError, audience: Audience): string {
       ? request.proxy
         ? ' Check the proxy host name.'
         : ` Check ${baseUrlSettingOf(request)}, or set HTTPS_PROXY if this network only reaches the internet through a proxy.`
-      : ' Check the network, the proxy settings (run `model-feed-mcp doctor`), and that the service is up.';
+      : ` Check the network, the proxy settings (run \`${ownCommand('doctor')}\`), and that the service is up.`;
   return `Could not reach ${where}: ${words} (${code}), after ${attempts(request)}.${hint}`;
 }
 
@@ -141,7 +142,7 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
     if (error.off) {
       return `Nothing is recorded on this machine from ${error.origin}, and it is turned off (${error.setting}=off): set ${error.setting} to its address or a mirror's, or try --sandbox for sample data.`;
     }
-    return `No usable record of ${error.origin} on this machine, and it could not be read now: ${error.reason}. Check the network and proxy (run \`model-feed-mcp doctor --source public\`), point ${error.setting} at a mirror, or try --sandbox for sample data.`;
+    return `No usable record of ${error.origin} on this machine, and it could not be read now: ${error.reason}. Check the network and proxy (run \`${ownCommand('doctor --source public')}\`), point ${error.setting} at a mirror, or try --sandbox for sample data.`;
   }
   if (error instanceof StateFileError) return `The watch state file is unusable: ${error.message}.`;
   if (error instanceof FileSystemError) return fileSystemText(error);
@@ -152,7 +153,7 @@ export function describeError(error: unknown, audience: Audience = 'client'): st
   if (error instanceof RateLimitError) return rateLimitText(error);
   if (error instanceof ForbiddenError) {
     const said = error.serviceMessage ? ` It said: ${quoted(error.serviceMessage)}` : '';
-    return `Access refused (HTTP 403 from ${error.request.host}${via(error.request)} for ${error.request.path}).${said} This is not a rejected key (that is a 401): a proxy or web filter may be blocking ${error.request.host}; ask for it to be allowed, and run \`model-feed-mcp doctor\` to see the route.`;
+    return `Access refused (HTTP 403 from ${error.request.host}${via(error.request)} for ${error.request.path}).${said} This is not a rejected key (that is a 401): a proxy or web filter may be blocking ${error.request.host}; ask for it to be allowed, and run \`${ownCommand('doctor')}\` to see the route.`;
   }
   if (error instanceof NotFoundError) {
     const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';

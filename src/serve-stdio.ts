@@ -9,6 +9,7 @@ import { describeError } from './describe-error.js';
 import type { CliIo } from './io.js';
 import { createLogger } from './log.js';
 import { createServer, prepareTools } from './mcp-server.js';
+import { ownCommand } from './own-command.js';
 import { ChangesSubscriptions } from './resources/changes-subscriptions.js';
 import { followListens, honoredListen } from './resources/listen.js';
 import { createRuntime } from './runtime.js';
@@ -28,11 +29,14 @@ const OPENED: ReadonlySet<string> = new Set(['notifications/initialized', 'serve
  */
 const WARM_UP_QUIET_MS = 50;
 
-export const TERMINAL_HINT =
-  'model-feed-mcp is an MCP server: it waits here for an MCP client to speak JSON-RPC on stdin, and shows nothing until one does (Ctrl-C ends it).\n' +
-  '  Try a tool from this shell:  model-feed-mcp call search_models --vendor openai --sandbox\n' +
-  '  Real data, no account:       model-feed-mcp call search_models --vendor openai --source public\n' +
-  '  Add it to your MCP clients:  model-feed-mcp setup\n';
+function terminalHint(): string {
+  return (
+    'model-feed-mcp is an MCP server: it waits here for an MCP client to speak JSON-RPC on stdin, and shows nothing until one does (Ctrl-C ends it).\n' +
+    `  Try a tool from this shell:  ${ownCommand('call search_models --vendor openai --sandbox')}\n` +
+    `  Real data, no account:       ${ownCommand('call search_models --vendor openai --source public')}\n` +
+    `  Add it to your MCP clients:  ${ownCommand('setup')}\n`
+  );
+}
 
 /** Serves MCP over stdin/stdout until stdin ends or a signal comes. */
 export async function serveStdio(config: Config, io: CliIo): Promise<void> {
@@ -44,7 +48,7 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
   }
   // A person who typed the command sees a silent wait otherwise: say what it waits for (on stderr:
   // stdout is the protocol's alone). An MCP client's stdin is a pipe, never a terminal.
-  if (process.stdin.isTTY) io.stderr(TERMINAL_HINT);
+  if (process.stdin.isTTY) io.stderr(terminalHint());
   const runtime = await createRuntime(config, log);
   // One poller for the connection, whichever era follows the changes: 2025 resources/subscribe on
   // the server, 2026 subscriptions/listen on the transport.

@@ -16,6 +16,7 @@ import {
 } from './call-flags.js';
 import { EXIT } from './exit-codes.js';
 import { listTools } from './mcp-server.js';
+import { ownCommand } from './own-command.js';
 import { prefixedSecrets } from './text/key-shapes.js';
 import { echoValue } from './text/redact.js';
 import type { JsonSchema } from './tools/json-schema.js';
@@ -24,9 +25,9 @@ import type { JsonSchema } from './tools/json-schema.js';
 export const SETTINGS_HEADING = 'Settings:';
 
 /** Why a command refuses a flag, where the general rule would say less than the command can. */
-const REASONS: Readonly<Record<string, string>> = {
-  'setup --sandbox':
-    'setup configures clients for the real service and does not take --sandbox; to try the tools on sample data, run `model-feed-mcp call search_models --sandbox`',
+const REASONS: Readonly<Record<string, () => string>> = {
+  'setup --sandbox': () =>
+    `setup configures clients for the real service and does not take --sandbox; to try the tools on sample data, run \`${ownCommand('call search_models --sandbox')}\``,
 };
 
 /** `model-feed-mcp`, `call get_model`: how a message and `--help` name the command. */
@@ -133,7 +134,7 @@ export function unknownFlagMessage(command: Command, typed: string): string {
   const flag = shownFlagName(command, typed.split('=')[0] ?? typed);
   const path = commandPath(command);
   const tools = toolFlags();
-  const why = REASONS[`${path} ${flag}`] ?? takenElsewhere(command, flag, tools);
+  const why = REASONS[`${path} ${flag}`]?.() ?? takenElsewhere(command, flag, tools);
   // A flag another command takes was typed on purpose, for the wrong command: only a flag about the
   // same thing is a guess then (--watch-interval → --interval), not one spelt alike (--http → --help).
   const close = flag.startsWith('--')

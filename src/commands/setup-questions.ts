@@ -9,6 +9,7 @@ import { AuthError, NotFoundError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { createLogger, type Logger } from '../log.js';
+import { ownCommand } from '../own-command.js';
 import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../setup/answers.js';
 import { CLIENTS, closestClientName, findClient } from '../setup/clients/index.js';
 import { SERVER_NAME } from '../setup/entry.js';
@@ -148,7 +149,7 @@ export async function obtainCheckedKey(
     if (needKey && key === undefined) {
       throw new Stop(
         EXIT.usage,
-        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`), or run setup in a terminal to type it. ${NO_ACCOUNT}`,
+        `No API key: set ${ENV.apiKey}, pipe the key on stdin (e.g. \`printf '%s\\n' "$KEY" | ${ownCommand('setup …')}\`), or run setup in a terminal to type it. ${noAccount()}`,
       );
     }
     return checkKey(flags, io, baseUrl, key, needKey);
@@ -176,7 +177,7 @@ export async function obtainCheckedKey(
       if (typed === '') {
         return needKey
           ? {
-              problem: `No key typed: paste the key from the service's account screen. ${NO_ACCOUNT}`,
+              problem: `No key typed: paste the key from the service's account screen. ${noAccount()}`,
             }
           : { value: await checkKey(flags, io, baseUrl, undefined, needKey) };
       }
@@ -313,7 +314,7 @@ export async function obtainAccount(
     if (!baseUrl) {
       throw new Stop(
         EXIT.usage,
-        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account). ${NO_ACCOUNT}`,
+        `No service address: pass --base-url <url> or set ${ENV.baseUrl} (it comes with your account). ${noAccount()}`,
       );
     }
     try {
@@ -336,8 +337,9 @@ export async function obtainAccount(
 }
 
 /** How to go on without an account, said where a key or base URL is missing. */
-export const NO_ACCOUNT =
-  'With no account, run `model-feed-mcp setup --source public`: real data from the public origins, no key.';
+export function noAccount(): string {
+  return `With no account, run \`${ownCommand('setup --source public')}\`: real data from the public origins, no key.`;
+}
 
 /**
  * `--source`, else MODEL_FEED_SOURCE: which source the written entry uses. `sample` is refused, as
@@ -355,7 +357,7 @@ export function chosenSource(flags: SetupFlags, io: CliIo): SourceKind {
   if (flags.sandbox || source === 'sample') {
     throw new Stop(
       EXIT.usage,
-      'setup configures clients for the real service or the public origins and does not take --sandbox (--source sample). To try the tools on sample data, run `model-feed-mcp call search_models --sandbox`.',
+      `setup configures clients for the real service or the public origins and does not take --sandbox (--source sample). To try the tools on sample data, run \`${ownCommand('call search_models --sandbox')}\`.`,
     );
   }
   return source;

@@ -12,6 +12,7 @@ import { describeError } from '../describe-error.js';
 import { ConfigError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
+import { ownCommand } from '../own-command.js';
 import { type ClientDef, nextSteps } from '../setup/clients/index.js';
 import { SERVER_NAME, type ServerEntry } from '../setup/entry.js';
 import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
@@ -25,7 +26,7 @@ import { applyToFile, applyWithClaude, type Context } from './setup-writes.js';
 const SKIP_QUESTION: Record<string, string> = {
   'choice of clients': 'or name them with --client <name>',
   'base URL': `or give it with --base-url <url> (with no account: --source public)`,
-  'API key': `or pipe it on stdin (\`printf '%s\\n' "$KEY" | model-feed-mcp setup …\`)`,
+  'API key': `or pipe it on stdin (\`printf '%s\\n' "$KEY" | ${ownCommand('setup …')}\`)`,
 };
 
 function entryFor(launch: Launch, baseUrl: string, key: string | undefined): ServerEntry {
@@ -80,7 +81,7 @@ async function run(flags: SetupFlags, io: CliIo, facts: SetupFacts, stops: StopS
   if (account === PUBLIC_DATA) {
     const how = launch();
     io.stderr(
-      'Source: the public origins (real data recorded on this machine; no account, no key). Check them with `model-feed-mcp doctor --source public`.\n',
+      `Source: the public origins (real data recorded on this machine; no account, no key). Check them with \`${ownCommand('doctor --source public')}\`.\n`,
     );
     io.stderr(`Command: ${how.how}\n`);
     entry = publicEntryFor(how);

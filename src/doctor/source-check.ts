@@ -4,6 +4,7 @@
  */
 
 import { type Config, ENV } from '../config.js';
+import { ownCommand } from '../own-command.js';
 import { echoPath } from '../text/redact.js';
 import { type Check, check } from './check.js';
 
@@ -13,8 +14,9 @@ function from(origin: string | undefined): string {
   return origin ? `from ${origin}` : '(default)';
 }
 
-export const NO_ACCOUNT_WAYS =
-  'No account? `--source public` gives real data from the public origins (no key, no base URL): run model-feed-mcp doctor --source public to check them; `--sandbox` gives sample data, offline.';
+function noAccountWays(): string {
+  return `No account? \`--source public\` gives real data from the public origins (no key, no base URL): run \`${ownCommand('doctor --source public')}\` to check them; \`--sandbox\` gives sample data, offline.`;
+}
 
 /** The Settings check of `--source public`: its own settings; a key, if set, is not used. */
 export function checkPublicSettings(config: Config, env: Env): Check {
@@ -49,6 +51,6 @@ export function checkNoAccount(config: Config, env: Env): Check | undefined {
   return check('source', {
     status: 'warn',
     detail: `service ${from(config.sources.source)}: it needs an account (a base URL and an API key)`,
-    fix: NO_ACCOUNT_WAYS,
+    fix: noAccountWays(),
   });
 }

@@ -10,9 +10,8 @@
  */
 
 import { posix, win32 } from 'node:path';
+import { PACKAGE_NAME, ranThroughNpx } from '../own-command.js';
 import type { ServerEntry } from './entry.js';
-
-export const PACKAGE_NAME = 'model-feed-mcp';
 
 export interface LaunchFacts {
   platform: NodeJS.Platform;
@@ -35,11 +34,6 @@ const GUI_PATH: Partial<Record<NodeJS.Platform, readonly string[]>> = {
   darwin: ['/usr/bin', '/bin', '/usr/sbin', '/sbin'],
   linux: ['/usr/local/bin', '/usr/bin', '/bin', '/usr/local/sbin', '/usr/sbin', '/sbin'],
 };
-
-export function ranThroughNpx(facts: Pick<LaunchFacts, 'env' | 'script'>): boolean {
-  const script = facts.script ?? '';
-  return /[\\/]_npx[\\/]/.test(script) || facts.env.npm_command === 'exec';
-}
 
 export function launchFor(facts: LaunchFacts): Launch {
   const windows = facts.platform === 'win32';

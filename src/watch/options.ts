@@ -8,6 +8,7 @@ import { isPlainChangeId } from '../api/page-glimpse.js';
 import { EVENT_TYPES } from '../api/schemas.js';
 import { ConfigError } from '../errors.js';
 import type { FeedFilters } from '../feed/follower.js';
+import { ownCommand } from '../own-command.js';
 import { echoValue } from '../text/redact.js';
 import { parseWebhookUrl } from './sinks/webhook.js';
 import { parseWebhookSecret, WEBHOOK_SECRET_ENV } from './webhook-signature.js';
@@ -246,7 +247,7 @@ export function parseWatchFlags(
     if (sandbox && flags[flag] !== undefined && flags[flag] !== false) {
       fail(
         `--${flag}`,
-        'does not apply with --sandbox: each in-process sandbox is new, so its cursor is not saved and every run starts from --since. To try a restart, watch a standalone sandbox (`model-feed-mcp sandbox --live 5`) through --base-url and its key.',
+        `does not apply with --sandbox: each in-process sandbox is new, so its cursor is not saved and every run starts from --since. To try a restart, watch a standalone sandbox (\`${ownCommand('sandbox --live 5')}\`) through --base-url and its key.`,
       );
     }
   }

@@ -80,6 +80,29 @@ describe('doctor with no key and no account', () => {
   });
 });
 
+describe('started through npx', () => {
+  // npx sets npm_command=exec; there the bare name is usually not on the shell's PATH.
+  const npx = { ...scrubbedEnv(), npm_command: 'exec' };
+
+  it('names each command to run as npx -y model-feed-mcp …', async () => {
+    const call = await run(['call'], npx);
+    expect(call.stderr.split('\n')[0]).toBe(
+      `error: call needs the name of a tool: one of ${TOOLS}. For example \`npx -y model-feed-mcp call search_models --sandbox\`; \`npx -y model-feed-mcp call <tool> --help\` lists a tool's flags.`,
+    );
+    const doctor = await run(['doctor'], npx);
+    expect(doctor.stdout).toContain('run `npx -y model-feed-mcp doctor --source public` to check them');
+    expect(doctor.stdout).toContain('then run `npx -y model-feed-mcp doctor` again.');
+    const typo = await run(['doctr'], npx);
+    expect(typo.stderr).toContain('(run npx -y model-feed-mcp --help for usage)');
+  });
+
+  it('a copy started by its name says the bare name', async () => {
+    const doctor = await run(['doctor']);
+    expect(doctor.stdout).toContain('then run `model-feed-mcp doctor` again.');
+    expect(doctor.stdout).not.toContain('npx');
+  });
+});
+
 describe('words', () => {
   it('the built CLI never says "runner", the project\'s own word for itself', () => {
     const dist = new URL('../../dist/', import.meta.url);

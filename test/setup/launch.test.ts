@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ranThroughNpx } from '../../src/own-command.js';
 import { CLIENTS } from '../../src/setup/clients/index.js';
-import { findOnPath, launchFor, ranThroughNpx } from '../../src/setup/launch.js';
+import { findOnPath, launchFor } from '../../src/setup/launch.js';
 
 const npxScript = '/home/me/.npm/_npx/1a2b3c/node_modules/model-feed-mcp/bin/model-feed-mcp.cjs';
 

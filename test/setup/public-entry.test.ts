@@ -2,13 +2,13 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_NAME } from '../../src/own-command.js';
 import { claudeAddArgs } from '../../src/setup/clients/claude-cli.js';
 import { codexToml } from '../../src/setup/clients/codex-toml.js';
 import { mcpServersJson } from '../../src/setup/clients/mcp-servers-json.js';
 import { vscodeJson } from '../../src/setup/clients/vscode-json.js';
 import { envToDrop, type ServerEntry } from '../../src/setup/entry.js';
 import * as lib from '../../src/setup/formats.js';
-import { PACKAGE_NAME } from '../../src/setup/launch.js';
 
 const PUBLIC: ServerEntry = { command: 'npx', args: ['-y', 'model-feed-mcp', '--source', 'public'], env: {} };
 const KEYED: ServerEntry = {
