@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runSetup } from '../../src/commands/setup.js';
-import type { SetupFacts } from '../../src/commands/setup-facts.js';
+import type { SetupFacts } from '../../src/commands/setup/facts.js';
+import { runSetup } from '../../src/commands/setup/run.js';
 
 const homes: string[] = [];
 afterEach(() => {

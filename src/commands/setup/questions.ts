@@ -3,16 +3,16 @@
  * the key (checked with the service before anything is written), and the source.
  */
 
-import { type Config, ENV, resolveConfig, SOURCES, type SourceKind } from '../config.js';
-import { describeError } from '../describe-error.js';
-import { AuthError, NotFoundError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
-import { createLogger, type Logger } from '../log.js';
-import { ownCommand } from '../own-command.js';
-import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../setup/answers.js';
-import { CLIENTS, closestClientName, findClient } from '../setup/clients/index.js';
-import { SERVER_NAME } from '../setup/entry.js';
+import { type Config, ENV, resolveConfig, SOURCES, type SourceKind } from '../../config.js';
+import { describeError } from '../../describe-error.js';
+import { AuthError, NotFoundError } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
+import { createLogger, type Logger } from '../../log.js';
+import { ownCommand } from '../../own-command.js';
+import { checkTypedBaseUrl, shownAnswer, typedKeyProblem } from '../../setup/answers.js';
+import { CLIENTS, closestClientName, findClient } from '../../setup/clients/index.js';
+import { SERVER_NAME } from '../../setup/entry.js';
 import {
   askLine,
   askUntilValid,
@@ -21,12 +21,12 @@ import {
   readHidden,
   readPipedLine,
   TooManyAnswers,
-} from '../setup/prompt.js';
-import { echoValue, redactSecrets } from '../text/redact.js';
-import { oneLine } from '../text/terminal.js';
-import { authenticate } from './doctor.js';
-import type { SetupFacts, SetupFlags, Target } from './setup-facts.js';
-import { checkServiceAt, type NotTheService } from './setup-reach.js';
+} from '../../setup/prompt.js';
+import { echoValue, redactSecrets } from '../../text/redact.js';
+import { oneLine } from '../../text/terminal.js';
+import { authenticate } from '../doctor/run.js';
+import type { SetupFacts, SetupFlags, Target } from './facts.js';
+import { checkServiceAt, type NotTheService } from './reach.js';
 
 const CLIENT_NAMES = CLIENTS.map((c) => c.id).join(', ');
 

@@ -5,15 +5,15 @@
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { ConfigFlags } from '../config.js';
-import type { CliIo } from '../io.js';
-import { type RunProgram, runProgram, spawnableClaude } from '../setup/clients/claude-cli.js';
-import { CLIENTS, type ClientDef } from '../setup/clients/index.js';
-import type { FormatLib } from '../setup/entry.js';
-import { findOnPath } from '../setup/launch.js';
-import type { TtyInput } from '../setup/prompt.js';
-import { type StopSignals, watchStopSignals } from '../setup/stop-signals.js';
-import type { PlatformFacts } from '../store/paths.js';
+import type { ConfigFlags } from '../../config.js';
+import type { CliIo } from '../../io.js';
+import { type RunProgram, runProgram, spawnableClaude } from '../../setup/clients/claude-cli.js';
+import { CLIENTS, type ClientDef } from '../../setup/clients/index.js';
+import type { FormatLib } from '../../setup/entry.js';
+import { findOnPath } from '../../setup/launch.js';
+import type { TtyInput } from '../../setup/prompt.js';
+import { type StopSignals, watchStopSignals } from '../../setup/stop-signals.js';
+import type { PlatformFacts } from '../../store/paths.js';
 
 export interface SetupFlags extends ConfigFlags {
   /** `--client`, repeatable, each value possibly a comma list. */
@@ -70,7 +70,7 @@ export function hostFacts(io: CliIo): SetupFacts {
     },
     exists: existsSync,
     runProgram,
-    loadFormats: () => import('../setup/formats.js'),
+    loadFormats: () => import('../../setup/formats.js'),
     watchStopSignals: () =>
       watchStopSignals(() => {
         if (process.stdin.isTTY) process.stdin.setRawMode(false);

@@ -5,17 +5,17 @@
  * afterwards would be checked against an address that cannot answer.
  */
 
-import { createApiClient } from '../api/client.js';
-import type { Config } from '../config.js';
-import { unavailableReason } from '../describe-error.js';
-import { AuthError, NetworkError, NotFoundError, TimeoutError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { createNetworkFetch } from '../net/fetch.js';
-import { isLoopbackHost } from '../net/loopback.js';
-import { chooseProxy } from '../net/proxy.js';
-import { redactSecrets } from '../text/redact.js';
-import { oneLine } from '../text/terminal.js';
-import { USER_AGENT } from '../version.js';
+import { createApiClient } from '../../api/client.js';
+import type { Config } from '../../config.js';
+import { unavailableReason } from '../../describe-error.js';
+import { AuthError, NetworkError, NotFoundError, TimeoutError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { createNetworkFetch } from '../../net/fetch.js';
+import { isLoopbackHost } from '../../net/loopback.js';
+import { chooseProxy } from '../../net/proxy.js';
+import { redactSecrets } from '../../text/redact.js';
+import { oneLine } from '../../text/terminal.js';
+import { USER_AGENT } from '../../version.js';
 
 /** Why an address is not the service, and the address most likely meant, if any. */
 export interface NotTheService {

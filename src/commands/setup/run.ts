@@ -7,20 +7,20 @@
  * See docs/setup.md.
  */
 
-import { ENV } from '../config.js';
-import { describeError } from '../describe-error.js';
-import { ConfigError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
-import { ownCommand } from '../own-command.js';
-import { type ClientDef, nextSteps } from '../setup/clients/index.js';
-import { SERVER_NAME, type ServerEntry } from '../setup/entry.js';
-import { findOnPath, type Launch, launchFor } from '../setup/launch.js';
-import { InputEnded, MAX_ANSWERS, PromptCancelled, TooManyAnswers } from '../setup/prompt.js';
-import { EXIT_BY_SIGNAL, noStopSignals, type StopSignals } from '../setup/stop-signals.js';
-import { findTargets, hostFacts, type SetupFacts, type SetupFlags } from './setup-facts.js';
-import { chooseTargets, chosenSource, obtainAccount, PUBLIC_DATA, Stop } from './setup-questions.js';
-import { applyToFile, applyWithClaude, type Context } from './setup-writes.js';
+import { ENV } from '../../config.js';
+import { describeError } from '../../describe-error.js';
+import { ConfigError } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
+import { ownCommand } from '../../own-command.js';
+import { type ClientDef, nextSteps } from '../../setup/clients/index.js';
+import { SERVER_NAME, type ServerEntry } from '../../setup/entry.js';
+import { findOnPath, type Launch, launchFor } from '../../setup/launch.js';
+import { InputEnded, MAX_ANSWERS, PromptCancelled, TooManyAnswers } from '../../setup/prompt.js';
+import { EXIT_BY_SIGNAL, noStopSignals, type StopSignals } from '../../setup/stop-signals.js';
+import { findTargets, hostFacts, type SetupFacts, type SetupFlags } from './facts.js';
+import { chooseTargets, chosenSource, obtainAccount, PUBLIC_DATA, Stop } from './questions.js';
+import { applyToFile, applyWithClaude, type Context } from './writes.js';
 
 /** How to skip each question next time, said when setup stops on too many unusable answers. */
 const SKIP_QUESTION: Record<string, string> = {

@@ -1,15 +1,15 @@
 /** `model-feed-mcp call <tool> [--arg value …] [--json]`: one tool call from the shell. */
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { Config } from '../config.js';
-import { InvalidArgumentsError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
-import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../mcp-server.js';
-import { redactSecrets } from '../text/redact.js';
-import { escapeJsonText, terminalSafe } from '../text/terminal.js';
-import { VERSION } from '../version.js';
-import { runOneShot } from './one-shot.js';
+import type { Config } from '../../config.js';
+import { InvalidArgumentsError } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
+import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../../mcp-server.js';
+import { redactSecrets } from '../../text/redact.js';
+import { escapeJsonText, terminalSafe } from '../../text/terminal.js';
+import { VERSION } from '../../version.js';
+import { runOneShot } from '../one-shot.js';
 
 export interface CallOptions {
   /** Print the structured result as JSON. */

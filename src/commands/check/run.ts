@@ -5,25 +5,25 @@
  * cached, so a second run within the TTL asks the service nothing.
  */
 
-import type { StaleInfo } from '../api/client.js';
-import { checkBaselineTarget, readBaseline, writeBaseline } from '../check/baseline-file.js';
-import { type Finding, type FindingKind, findingsFor } from '../check/findings.js';
-import { renderReportParts } from '../check/format.js';
-import { compileMatcher, type DroppedSpans } from '../check/matcher.js';
-import type { CheckOptions } from '../check/options.js';
-import { baselineOf, buildReport } from '../check/report.js';
-import { scanPaths } from '../check/scan.js';
-import { readCatalogAndNotices, readHistories } from '../check/service-facts.js';
-import { refuseUnusablePaths, unreadVerdict } from '../check/unread.js';
-import type { Config } from '../config.js';
-import { describeError } from '../describe-error.js';
-import { ConfigError, isServiceUnavailable } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
-import { SAMPLE_DATA_NOTE } from '../mcp-server.js';
-import { echoPath, redactSecrets } from '../text/redact.js';
-import { terminalSafe } from '../text/terminal.js';
-import { runOneShot } from './one-shot.js';
+import type { StaleInfo } from '../../api/client.js';
+import { checkBaselineTarget, readBaseline, writeBaseline } from '../../check/baseline-file.js';
+import { type Finding, type FindingKind, findingsFor } from '../../check/findings.js';
+import { renderReportParts } from '../../check/format.js';
+import { compileMatcher, type DroppedSpans } from '../../check/matcher.js';
+import type { CheckOptions } from '../../check/options.js';
+import { baselineOf, buildReport } from '../../check/report.js';
+import { scanPaths } from '../../check/scan.js';
+import { readCatalogAndNotices, readHistories } from '../../check/service-facts.js';
+import { refuseUnusablePaths, unreadVerdict } from '../../check/unread.js';
+import type { Config } from '../../config.js';
+import { describeError } from '../../describe-error.js';
+import { ConfigError, isServiceUnavailable } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
+import { SAMPLE_DATA_NOTE } from '../../mcp-server.js';
+import { echoPath, redactSecrets } from '../../text/redact.js';
+import { terminalSafe } from '../../text/terminal.js';
+import { runOneShot } from '../one-shot.js';
 
 /**
  * The referenced catalog ids, the most referenced first (they get their price checked first), those

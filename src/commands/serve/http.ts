@@ -4,23 +4,23 @@
  * to stderr, as in stdio mode.
  */
 
-import { type Config, ENV } from '../config.js';
-import { ConfigError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { type ListenAddress, parseHttpAddress } from '../http/address.js';
-import { startHttpEndpoint } from '../http/endpoint.js';
-import { isWildcardHost } from '../http/host-check.js';
-import type { CliIo } from '../io.js';
-import { nodeCrypto } from '../lazy-node.js';
-import { createLogger } from '../log.js';
-import { createServer } from '../mcp-server.js';
-import { isLoopbackHost } from '../net/loopback.js';
-import { settleWithin, startProcessLifetime } from '../process-lifetime.js';
-import { ChangesSubscriptions } from '../resources/changes-subscriptions.js';
-import { admitListens, changesEventBus } from '../resources/listen.js';
-import { createRuntime } from '../runtime.js';
-import { echoValue } from '../text/redact.js';
-import { VERSION } from '../version.js';
+import { type Config, ENV } from '../../config.js';
+import { ConfigError } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import { type ListenAddress, parseHttpAddress } from '../../http/address.js';
+import { startHttpEndpoint } from '../../http/endpoint.js';
+import { isWildcardHost } from '../../http/host-check.js';
+import type { CliIo } from '../../io.js';
+import { nodeCrypto } from '../../lazy-node.js';
+import { createLogger } from '../../log.js';
+import { createServer } from '../../mcp-server.js';
+import { isLoopbackHost } from '../../net/loopback.js';
+import { settleWithin, startProcessLifetime } from '../../process-lifetime.js';
+import { ChangesSubscriptions } from '../../resources/changes-subscriptions.js';
+import { admitListens, changesEventBus } from '../../resources/listen.js';
+import { createRuntime } from '../../runtime.js';
+import { echoValue } from '../../text/redact.js';
+import { VERSION } from '../../version.js';
 
 /** Everything open is given this long on SIGINT/SIGTERM; the process is gone within a second. */
 const SHUTDOWN_BUDGET_MS = 600;

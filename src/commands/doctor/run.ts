@@ -6,25 +6,25 @@
  * origins turned off).
  */
 
-import type { Config } from '../config.js';
-import { checkCaSources } from '../doctor/ca-check.js';
-import type { Check } from '../doctor/check.js';
-import { type AuthResult, runNetworkChecks } from '../doctor/network-checks.js';
-import { checkNodeVersion } from '../doctor/node-version.js';
-import * as probes from '../doctor/probes.js';
-import { runPublicChecks } from '../doctor/public-checks.js';
-import { exitCodeFor, renderJson, renderText } from '../doctor/report.js';
-import { planRoute } from '../doctor/route.js';
-import { checkBaseUrl, checkProxy } from '../doctor/route-checks.js';
-import { checkSettings } from '../doctor/settings-check.js';
-import { checkNoAccount, checkPublicSettings } from '../doctor/source-check.js';
-import type { CliIo } from '../io.js';
-import { createLogger, type Logger } from '../log.js';
-import { chooseProxy } from '../net/proxy.js';
-import { createRuntime, startLocalSandbox } from '../runtime.js';
-import { redactSecrets } from '../text/redact.js';
-import { escapeJsonText, terminalSafe } from '../text/terminal.js';
-import { NODE_ENGINES } from '../version.js';
+import type { Config } from '../../config.js';
+import { checkCaSources } from '../../doctor/ca-check.js';
+import type { Check } from '../../doctor/check.js';
+import { type AuthResult, runNetworkChecks } from '../../doctor/network-checks.js';
+import { checkNodeVersion } from '../../doctor/node-version.js';
+import * as probes from '../../doctor/probes.js';
+import { runPublicChecks } from '../../doctor/public-checks.js';
+import { exitCodeFor, renderJson, renderText } from '../../doctor/report.js';
+import { planRoute } from '../../doctor/route.js';
+import { checkBaseUrl, checkProxy } from '../../doctor/route-checks.js';
+import { checkSettings } from '../../doctor/settings-check.js';
+import { checkNoAccount, checkPublicSettings } from '../../doctor/source-check.js';
+import type { CliIo } from '../../io.js';
+import { createLogger, type Logger } from '../../log.js';
+import { chooseProxy } from '../../net/proxy.js';
+import { createRuntime, startLocalSandbox } from '../../runtime.js';
+import { redactSecrets } from '../../text/redact.js';
+import { escapeJsonText, terminalSafe } from '../../text/terminal.js';
+import { NODE_ENGINES } from '../../version.js';
 
 export interface DoctorOptions {
   json: boolean;

@@ -1,15 +1,15 @@
 /** `model-feed-mcp sandbox`: the sandbox service in the foreground, until Ctrl+C. */
 
-import { ConfigError } from '../errors.js';
-import { defaultIntervalS } from '../feed/schedule.js';
-import { parseBindHost } from '../http/address.js';
-import type { CliIo } from '../io.js';
-import { isLoopbackHost } from '../net/loopback.js';
-import type { Tier } from '../sandbox/keys.js';
-import { serveMcpEndpoint } from '../sandbox/mcp-endpoint.js';
-import { DAILY_LIMITS } from '../sandbox/quota.js';
-import { startSandbox } from '../sandbox/service.js';
-import { echoValue } from '../text/redact.js';
+import { ConfigError } from '../../errors.js';
+import { defaultIntervalS } from '../../feed/schedule.js';
+import { parseBindHost } from '../../http/address.js';
+import type { CliIo } from '../../io.js';
+import { isLoopbackHost } from '../../net/loopback.js';
+import type { Tier } from '../../sandbox/keys.js';
+import { serveMcpEndpoint } from '../../sandbox/mcp-endpoint.js';
+import { DAILY_LIMITS } from '../../sandbox/quota.js';
+import { startSandbox } from '../../sandbox/service.js';
+import { echoValue } from '../../text/redact.js';
 
 export interface SandboxFlags {
   port?: string | undefined;

@@ -4,20 +4,20 @@
  */
 
 import { dirname } from 'node:path';
-import { ENV } from '../config.js';
-import { describeError, describeFileError } from '../describe-error.js';
-import { docsUrl } from '../docs-links.js';
-import type { CliIo } from '../io.js';
-import { nodeFs } from '../lazy-node.js';
-import { findBackups, judgeBackups } from '../setup/backups.js';
-import { claudeAddArgs, claudeRemoveArgs } from '../setup/clients/claude-cli.js';
-import type { ClientDef } from '../setup/clients/index.js';
-import { lineDiff } from '../setup/diff.js';
-import { type FormatLib, SERVER_NAME, type ServerEntry } from '../setup/entry.js';
-import { maskSecretsInDiff } from '../setup/mask-secrets.js';
-import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../setup/problems.js';
-import { findLeftovers, WriteStopped } from '../setup/replace-file.js';
-import type { StopSignals } from '../setup/stop-signals.js';
+import { ENV } from '../../config.js';
+import { describeError, describeFileError } from '../../describe-error.js';
+import { docsUrl } from '../../docs-links.js';
+import type { CliIo } from '../../io.js';
+import { nodeFs } from '../../lazy-node.js';
+import { findBackups, judgeBackups } from '../../setup/backups.js';
+import { claudeAddArgs, claudeRemoveArgs } from '../../setup/clients/claude-cli.js';
+import type { ClientDef } from '../../setup/clients/index.js';
+import { lineDiff } from '../../setup/diff.js';
+import { type FormatLib, SERVER_NAME, type ServerEntry } from '../../setup/entry.js';
+import { maskSecretsInDiff } from '../../setup/mask-secrets.js';
+import { ConfigParseError, ConfigShapeError, UnusableFileError } from '../../setup/problems.js';
+import { findLeftovers, WriteStopped } from '../../setup/replace-file.js';
+import type { StopSignals } from '../../setup/stop-signals.js';
 import {
   type ConfigFile,
   FileChanged,
@@ -25,10 +25,10 @@ import {
   readOnlyProblem,
   userOnly,
   writeConfig,
-} from '../setup/write.js';
-import { redactSecrets } from '../text/redact.js';
-import { oneLine, terminalSafe } from '../text/terminal.js';
-import type { SetupFacts, Target } from './setup-facts.js';
+} from '../../setup/write.js';
+import { redactSecrets } from '../../text/redact.js';
+import { oneLine, terminalSafe } from '../../text/terminal.js';
+import type { SetupFacts, Target } from './facts.js';
 
 /** The key as `--print` shows it: recognisable, not usable. */
 function masked(text: string, key: string | undefined): string {

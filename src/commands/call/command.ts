@@ -4,26 +4,21 @@
  */
 
 import { type Command, Option } from 'commander';
-import { kebabFlag, missingToolMessage, typedFlags } from './call-flags.js';
-import { configuredKey } from './cli-settings.js';
-import { type ConfigFlags, resolveConfig } from './config.js';
-import { ConfigError } from './errors.js';
-import { EXIT } from './exit-codes.js';
-import type { CliIo } from './io.js';
-import { listTools } from './mcp-server.js';
-import { ownCommand } from './own-command.js';
-import { echoValue } from './text/redact.js';
-import { describeAllowed } from './tools/arguments.js';
-import type { JsonSchema } from './tools/json-schema.js';
-import { refuseCommand } from './unknown-flag.js';
+import { kebabFlag, missingToolMessage, typedFlags } from '../../call-flags.js';
+import { configuredKey } from '../../cli-settings.js';
+import { type ConfigFlags, resolveConfig } from '../../config.js';
+import { ConfigError } from '../../errors.js';
+import { EXIT } from '../../exit-codes.js';
+import { listTools } from '../../mcp-server.js';
+import { ownCommand } from '../../own-command.js';
+import { echoValue } from '../../text/redact.js';
+import { describeAllowed } from '../../tools/arguments.js';
+import type { JsonSchema } from '../../tools/json-schema.js';
+import { refuseCommand } from '../../unknown-flag.js';
+import type { CommandContext } from '../context.js';
 
 /** One `call <tool>` subcommand per tool, its flags derived from the tool's input schema. */
-export function addCallCommand(
-  program: Command,
-  io: CliIo,
-  argv: readonly string[],
-  exit: (code: number) => void,
-): void {
+export function addCallCommand(program: Command, { io, argv, exit }: CommandContext): void {
   const tools = listTools();
   const call = program
     .command('call')
@@ -76,7 +71,7 @@ export function addCallCommand(
       const names = Object.keys(properties);
       const args = Object.fromEntries(names.flatMap((name) => (name in all ? [[name, all[name]]] : [])));
       const config = resolveConfig(all as ConfigFlags, io.env, argv, { audience: 'shell' });
-      const { runCall } = await import('./commands/call.js');
+      const { runCall } = await import('./run.js');
       exit(
         await runCall(config, io, tool.name, args, { json: json === true, flags: typedFlags(argv, names) }),
       );

@@ -4,30 +4,30 @@
  * feed/, the files store/.
  */
 
-import { sleep } from '../api/abort.js';
-import type { ChangeEvent } from '../api/schemas.js';
-import { type Config, PUBLIC_ORIGINS } from '../config.js';
-import { describeError } from '../describe-error.js';
-import { EXIT } from '../exit-codes.js';
-import type { CliIo } from '../io.js';
-import { createLogger, type Logger } from '../log.js';
-import { createNetworkFetch } from '../net/fetch.js';
-import { chooseProxy } from '../net/proxy.js';
-import { createRuntime, type Runtime } from '../runtime.js';
-import { fileFault } from '../store/file-fault.js';
-import { removeLeftovers } from '../store/leftovers.js';
-import { acquireLock, type Lock, LockedError } from '../store/lock.js';
-import { homeFolder, stateFolder } from '../store/paths.js';
-import { redact, secretValues, withEscapedForms } from '../text/redact.js';
-import { oneLine } from '../text/terminal.js';
-import { USER_AGENT } from '../version.js';
-import type { StdoutFormat, WatchOptions } from '../watch/options.js';
-import { createJsonlSink } from '../watch/sinks/jsonl.js';
-import type { Sink } from '../watch/sinks/sink.js';
-import { createStdoutSink } from '../watch/sinks/stdout.js';
-import { defaultStatePath, feedHash } from '../watch/state.js';
-import { createStatusLine, type StatusLine } from '../watch/status.js';
-import { runWatcher } from '../watch/watcher.js';
+import { sleep } from '../../api/abort.js';
+import type { ChangeEvent } from '../../api/schemas.js';
+import { type Config, PUBLIC_ORIGINS } from '../../config.js';
+import { describeError } from '../../describe-error.js';
+import { EXIT } from '../../exit-codes.js';
+import type { CliIo } from '../../io.js';
+import { createLogger, type Logger } from '../../log.js';
+import { createNetworkFetch } from '../../net/fetch.js';
+import { chooseProxy } from '../../net/proxy.js';
+import { createRuntime, type Runtime } from '../../runtime.js';
+import { fileFault } from '../../store/file-fault.js';
+import { removeLeftovers } from '../../store/leftovers.js';
+import { acquireLock, type Lock, LockedError } from '../../store/lock.js';
+import { homeFolder, stateFolder } from '../../store/paths.js';
+import { redact, secretValues, withEscapedForms } from '../../text/redact.js';
+import { oneLine } from '../../text/terminal.js';
+import { USER_AGENT } from '../../version.js';
+import type { StdoutFormat, WatchOptions } from '../../watch/options.js';
+import { createJsonlSink } from '../../watch/sinks/jsonl.js';
+import type { Sink } from '../../watch/sinks/sink.js';
+import { createStdoutSink } from '../../watch/sinks/stdout.js';
+import { defaultStatePath, feedHash } from '../../watch/state.js';
+import { createStatusLine, type StatusLine } from '../../watch/status.js';
+import { runWatcher } from '../../watch/watcher.js';
 
 const SANDBOX_LIVE_MS = 5000;
 
@@ -59,7 +59,7 @@ async function createSink(
     case 'jsonl':
       return createJsonlSink(sink.path, (message) => log.warn(message));
     case 'webhook': {
-      const { createWebhookSink } = await import('../watch/sinks/webhook.js');
+      const { createWebhookSink } = await import('../../watch/sinks/webhook.js');
       // The receiver is reached as the service is: the same proxy settings, NO_PROXY and CAs.
       const network = createNetworkFetch(chooseProxy(sink.url, config.proxy).proxy, 2);
       const webhook = createWebhookSink({
@@ -79,7 +79,7 @@ async function createSink(
       };
     }
     case 'exec': {
-      const { createExecSink } = await import('../watch/sinks/exec.js');
+      const { createExecSink } = await import('../../watch/sinks/exec.js');
       // The command's own output goes to stderr (stdout may be another sink's, and is never ours
       // here), line by line around the status line, as log lines do.
       return createExecSink({
@@ -90,7 +90,7 @@ async function createSink(
       });
     }
     case 'atom': {
-      const { createAtomSink } = await import('../watch/sinks/atom.js');
+      const { createAtomSink } = await import('../../watch/sinks/atom.js');
       return createAtomSink({
         path: sink.path,
         feedId: `urn:model-feed:feed:${feedHash}`,
@@ -227,7 +227,7 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
     );
     let concerns: ((event: ChangeEvent) => boolean) | undefined;
     if (options.uses.length) {
-      const { modelsUsedUnder } = await import('../check/uses.js');
+      const { modelsUsedUnder } = await import('../../check/uses.js');
       const used = await modelsUsedUnder(runtime.api, options.uses, controller.signal);
       concerns = used.concerns;
       log.info(
