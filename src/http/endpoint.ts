@@ -31,6 +31,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { envelopeRevision, revisionRefusal } from '../protocol-revisions.js';
+import type { ModernAdmission } from '../resources/listen.js';
 import { endpointUrl, type ListenAddress, MCP_PATH } from './address.js';
 import { bearerCheck } from './bearer-auth.js';
 import { connectionLimits } from './connection-limits.js';
@@ -84,11 +85,6 @@ export interface HttpEndpointOptions extends ListenAddress {
    */
   admitModern?: (message: JSONRPCMessage) => Promise<ModernAdmission>;
 }
-
-/** What `admitModern` decided: the message to serve, or an error to answer it with. */
-export type ModernAdmission =
-  | { message: JSONRPCMessage /** Called once its answer, or its stream, has ended. */; served?: () => void }
-  | { refusal: { code: number; message: string } };
 
 export interface HttpEndpoint {
   /** e.g. http://127.0.0.1:8080/api/mcp */

@@ -16,7 +16,6 @@ import {
   type ServerEventBus,
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { ModernAdmission } from '../http/endpoint.js';
 import { type FailureContext, toRequestError } from '../request-errors.js';
 import type { Notification } from '../stdio/activity.js';
 import type { StdioTransport } from '../stdio/transport.js';
@@ -24,6 +23,11 @@ import { CHANGES_URI } from './changes.js';
 import type { ChangesSubscriber, ChangesSubscriptions } from './changes-subscriptions.js';
 
 type Id = string | number;
+
+/** What an HTTP endpoint's `admitModern` decided: the message to serve, or an error to answer it with. */
+export type ModernAdmission =
+  | { message: JSONRPCMessage /** Called once its answer, or its stream, has ended. */; served?: () => void }
+  | { refusal: { code: number; message: string } };
 
 interface ListenParams {
   notifications?: { resourceSubscriptions?: unknown } & Record<string, unknown>;

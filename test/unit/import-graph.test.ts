@@ -55,4 +55,42 @@ describe('the import graph of src/', () => {
     expect(graph.get(join(SRC, 'log.ts'))).toContain(join(SRC, 'log-options.ts'));
     expect(graph.get(join(SRC, 'commands/call/command.ts'))).toContain(join(SRC, 'commands/call/run.ts'));
   });
+
+  it('the core imports nothing from an outer room', () => {
+    const core = [
+      'mcp-server.ts',
+      'mcp-server-deps.ts',
+      'tools/',
+      'resources/',
+      'prompts/',
+      'api/',
+      'net/',
+      'store/',
+    ];
+    const outer = [
+      'watch/',
+      'check/',
+      'setup/',
+      'sandbox/',
+      'doctor/',
+      'http/',
+      'commands/',
+      'public/',
+      'cli',
+    ];
+    const inRoom = (file: string, rooms: string[]) =>
+      rooms.some((room) => relative(SRC, file).startsWith(room));
+    const files = sourceFiles(SRC);
+    const crossings = files
+      .filter((file) => inRoom(file, core))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => inRoom(target, outer))
+          .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
+      );
+    expect(crossings).toEqual([]);
+    // The rooms are where the test looks for them.
+    expect(files.filter((file) => inRoom(file, core)).length).toBeGreaterThan(40);
+    expect(importsOf(join(SRC, 'http/endpoint.ts'))).toContain(join(SRC, 'resources/listen.ts'));
+  });
 });
