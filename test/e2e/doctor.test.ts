@@ -123,6 +123,24 @@ describe('model-feed-mcp doctor', () => {
     expect(out.check('auth')).toMatchObject({ status: 'skip', detail: 'skipped: TCP failed' });
   });
 
+  it('names the base-URL setting the user gave in its fix: the flag, or the variable', async () => {
+    const port = await closedPort();
+    const byFlag = await doctor({ MODEL_FEED_API_KEY: 'mfsk_x_0123456789' }, [
+      '--base-url',
+      `http://127.0.0.1:${port}`,
+    ]);
+    expect(byFlag.check('tcp').fix).toBe(
+      'Nothing accepts connections there: check the port in --base-url and that the service is running.',
+    );
+    const byVariable = await doctor({
+      MODEL_FEED_BASE_URL: `http://127.0.0.1:${port}`,
+      MODEL_FEED_API_KEY: 'mfsk_x_0123456789',
+    });
+    expect(byVariable.check('tcp').fix).toBe(
+      'Nothing accepts connections there: check the port in MODEL_FEED_BASE_URL and that the service is running.',
+    );
+  });
+
   it('without the private CA: the TLS check names the certificate problem and NODE_EXTRA_CA_CERTS', async () => {
     const out = await doctor(httpsEnv());
     expect(out.code).toBe(1);
