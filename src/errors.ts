@@ -14,12 +14,17 @@ export class ModelFeedError extends Error {
 /** A setting is missing or invalid. `setting` is the env var, `flag` the CLI flag, if any. */
 export class ConfigError extends ModelFeedError {
   override name = 'ConfigError';
+  /** What is wrong and how to fix it, without the other ways on. */
+  readonly mistake: string;
   constructor(
     message: string,
     readonly setting: string,
     readonly flag?: string,
+    /** Ways on that need no fix of this setting ("No account? …"), said after the fix. */
+    readonly otherWays?: string,
   ) {
-    super(message);
+    super(otherWays ? `${message} ${otherWays}` : message);
+    this.mistake = message;
   }
 }
 

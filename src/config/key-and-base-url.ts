@@ -17,7 +17,7 @@ const KEY_VAR = [ENV.apiKey, '<your key>'] as const;
 const BASE_URL_VAR = [ENV.baseUrl, 'https://<service host>'] as const;
 const CREATE_KEY = "Create a key on the service's account screen; it is shown only once.";
 /** The ways on without an account, where the key or base URL is missing. */
-export const NO_ACCOUNT = {
+const NO_ACCOUNT = {
   shell:
     'No account? Add --source public (real data from the public origins, no key) or --sandbox (sample data).',
   client:
@@ -38,8 +38,10 @@ export function checkApiKey(env: Env, audience: Audience): { apiKey?: string; er
         : `in the MCP client's "env" for this server (e.g. ${KEY_EXAMPLE})`;
     return {
       error: new ConfigError(
-        `No API key: set ${ENV.apiKey} ${where}. ${CREATE_KEY} ${NO_ACCOUNT[audience]}`,
+        `No API key: set ${ENV.apiKey} ${where}. ${CREATE_KEY}`,
         ENV.apiKey,
+        undefined,
+        NO_ACCOUNT[audience],
       ),
     };
   }
@@ -105,9 +107,10 @@ export function keyWhitespaceWarning(env: Env, apiKey: string | undefined, audie
 /** Neither setting: one message that names both, since fixing one would only reveal the other. */
 export function nothingSet(audience: Audience): ConfigError {
   return new ConfigError(
-    `No service address and no API key: set ${ENV.baseUrl} and ${ENV.apiKey} ${whereToSet(audience, [BASE_URL_VAR, KEY_VAR])}. The base URL comes with your account; create a key on the service's account screen (it is shown only once). ${NO_ACCOUNT[audience]}`,
+    `No service address and no API key: set ${ENV.baseUrl} and ${ENV.apiKey} ${whereToSet(audience, [BASE_URL_VAR, KEY_VAR])}. The base URL comes with your account; create a key on the service's account screen (it is shown only once).`,
     ENV.baseUrl,
     '--base-url',
+    NO_ACCOUNT[audience],
   );
 }
 

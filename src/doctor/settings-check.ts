@@ -3,7 +3,6 @@
  * A missing or unusable key or base URL fails with the same text every tool call would give.
  */
 
-import { NO_ACCOUNT } from '../config/key-and-base-url.js';
 import { type Config, ENV } from '../config.js';
 import { describeError } from '../describe-error.js';
 import { type Check, check } from './check.js';
@@ -53,8 +52,7 @@ export function checkSettings(facts: SettingsFacts): Check {
   for (const warning of config.warnings) parts.push(`WARNING: ${warning}`);
   const detail = parts.join('; ');
   if (config.setupError) {
-    const described = describeError(config.setupError);
-    const fix = facts.noAccountApart ? described.replace(` ${NO_ACCOUNT.shell}`, '') : described;
+    const fix = facts.noAccountApart ? config.setupError.mistake : describeError(config.setupError);
     return check('settings', {
       status: 'fail',
       detail,
