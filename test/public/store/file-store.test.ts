@@ -333,8 +333,13 @@ describe('the files store: files it did not write', () => {
     const blocker = join(tempFolder('mf-public-store-'), 'a-file');
     writeFileSync(blocker, '');
     const store = openFileStore<TestState>(join(blocker, 'public'));
-    for (const failing of [store.readHead(), appendAll(store, commit(T0))]) {
-      const failure = await failing.catch((error: unknown) => error);
+    // Both caught as they are made: the second may fail while the first is awaited.
+    const failures = await Promise.all(
+      [store.readHead(), appendAll(store, commit(T0))].map((failing) =>
+        failing.catch((error: unknown) => error),
+      ),
+    );
+    for (const failure of failures) {
       expect(failure).toBeInstanceOf(FileSystemError);
       expect(failure).toMatchObject({ code: 'ENOTDIR', setting: 'XDG_STATE_HOME' });
     }
