@@ -97,9 +97,18 @@ describe('watch marks each change new or an update', () => {
   });
 
   it('within one --sandbox run, where nothing is saved: every change once, then its update marked as one', async () => {
-    // The in-process sandbox publishes every 5 s; with its fixed seed, the eighth publication
-    // verifies a change of the data set, which this run delivered on its first poll.
-    const watcher = spawnRaw(scrubbedEnv(), ['watch', '--sandbox', '--since', '0', '--format', 'json']);
+    // The in-process sandbox publishes once per --interval; with its fixed seed, the eighth
+    // publication verifies a change of the data set, which this run delivered on its first poll.
+    const watcher = spawnRaw(scrubbedEnv(), [
+      'watch',
+      '--sandbox',
+      '--since',
+      '0',
+      '--interval',
+      '1',
+      '--format',
+      'json',
+    ]);
     try {
       await eventually(
         () => envelopes(watcher.stdout()).some((e) => e.delivery === 'update'),

@@ -29,7 +29,8 @@ import { defaultStatePath, feedHash } from '../../watch/state.js';
 import { createStatusLine, type StatusLine } from '../../watch/status.js';
 import { runWatcher } from '../../watch/watcher.js';
 
-const SANDBOX_LIVE_MS = 5000;
+/** How often the in-process sandbox publishes when no --interval says otherwise. */
+const SANDBOX_LIVE_S = 5;
 
 /** After SIGINT or SIGTERM the watcher stops within this long, whatever a sink is doing. */
 const SHUTDOWN_DEADLINE_MS = 1800;
@@ -202,16 +203,18 @@ export async function runWatch(config: Config, io: CliIo, options: WatchOptions)
   let runtime: Runtime | undefined;
   let sink: Sink | undefined;
   try {
-    // The in-process sandbox publishes a change every few seconds, on the pro tier so the default
-    // interval (4 s) shows them as they come: a newcomer sees the watcher work within a minute.
+    // The in-process sandbox publishes a change every few seconds, or once per --interval, on the
+    // pro tier so the default interval (4 s) shows them as they come: a newcomer sees the watcher
+    // work within a minute, and one who asks for a faster poll gets a faster feed.
+    const liveS = options.intervalS ?? SANDBOX_LIVE_S;
     runtime = await createRuntime(
       config,
       log,
-      config.sandbox ? { tier: 'pro', live: { everyMs: SANDBOX_LIVE_MS } } : undefined,
+      config.sandbox ? { tier: 'pro', live: { everyMs: liveS * 1000 } } : undefined,
     );
     if (config.sandbox)
       log.info(
-        `sandbox: sample data; a new change is published every ${SANDBOX_LIVE_MS / 1000} s. Each sandbox is new: the cursor is not saved, and every run starts from --since`,
+        `sandbox: sample data; a new change is published every ${liveS} s. Each sandbox is new: the cursor is not saved, and every run starts from --since`,
       );
     sink = await createSink(options, {
       config,
