@@ -23,13 +23,17 @@ export interface PartedName {
   parts: readonly string[];
 }
 
+const DATE = /\d{4}-\d\d-\d\d/;
+const DATES = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
+
 /**
  * A name and its parts, split once: a near miss is compared with every listed name of its vendor,
  * and splitting both names again for each pair took more time than the rest of a file's scan.
  */
 export const partedName = (text: string): PartedName => ({
   text,
-  parts: text.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, '$1$2$3').split('-'),
+  // Few names hold a date: asked first, the replace and its copy are spared for the rest.
+  parts: (DATE.test(text) ? text.replace(DATES, '$1$2$3') : text).split('-'),
 });
 
 /** Whether one name is the other with one part added (`-lite`, a date, `-preview`). */
