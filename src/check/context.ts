@@ -76,10 +76,14 @@ export function inUrl(bytes: Uint8Array, start: number): boolean {
   return false;
 }
 
-/** Where a run's `://` is, from `start` to `end`, or -1: its tokens from there on are in a URL. */
+/**
+ * Where a run's `://` is, from `start` to `end`, or -1: its tokens from there on are in a URL. Read
+ * within the run only: a native search for the `:` went on past the run to the text's next one, so
+ * a file with no colon was read to its end once per run.
+ */
 export function urlStartIn(bytes: Uint8Array, start: number, end: number): number {
-  for (let i = bytes.indexOf(COLON, start); i !== -1 && i + 2 < end; i = bytes.indexOf(COLON, i + 1)) {
-    if (bytes[i + 1] === SLASH && bytes[i + 2] === SLASH) return i;
+  for (let i = start; i + 2 < end; i++) {
+    if (bytes[i] === COLON && bytes[i + 1] === SLASH && bytes[i + 2] === SLASH) return i;
   }
   return -1;
 }

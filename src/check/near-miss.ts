@@ -17,25 +17,42 @@ const encoder = new TextEncoder();
 /** Tokens whose suggestions a matcher keeps at once (see `suggester`). */
 const SUGGESTIONS_CACHED = 10_000;
 
-/** A name's `-`-separated parts, a `2024-05-13` date counting as one. */
-const parts = (name: string) => name.replace(/\b(\d{4})-(\d{2})-(\d{2})\b/g, '$1$2$3').split('-');
+/** A model name, with its `-`-separated parts (a `2024-05-13` date counting as one). */
+export interface PartedName {
+  text: string;
+  parts: readonly string[];
+}
 
-/** Whether one name is the other with one `-`-separated part added (`-lite`, a date, `-preview`). */
-export function differsByOnePart(a: string, b: string): boolean {
-  const [shorter, longer] = a.length <= b.length ? [parts(a), parts(b)] : [parts(b), parts(a)];
+const DATE = /\d{4}-\d\d-\d\d/;
+const DATES = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
+
+/**
+ * A name and its parts, split once: a near miss is compared with every listed name of its vendor,
+ * and splitting both names again for each pair took more time than the rest of a file's scan.
+ */
+export const partedName = (text: string): PartedName => ({
+  text,
+  // Few names hold a date: asked first, the replace and its copy are spared for the rest.
+  parts: (DATE.test(text) ? text.replace(DATES, '$1$2$3') : text).split('-'),
+});
+
+/** Whether one name is the other with one part added (`-lite`, a date, `-preview`). */
+function differsByOnePart(a: PartedName, b: PartedName): boolean {
+  const [shorter, longer] = a.text.length <= b.text.length ? [a.parts, b.parts] : [b.parts, a.parts];
   if (longer.length !== shorter.length + 1) return false;
-  for (let skip = 0; skip < longer.length; skip++) {
-    if (longer.every((part, i) => i === skip || part === shorter[i < skip ? i : i - 1])) return true;
-  }
-  return false;
+  // The part added is where the two first differ; past it, the rest must match one place on.
+  let same = 0;
+  while (same < shorter.length && shorter[same] === longer[same]) same++;
+  for (let i = same; i < shorter.length; i++) if (shorter[i] !== longer[i + 1]) return false;
+  return true;
 }
 
 /**
  * How close a listed name is to an unlisted one, lower being closer, or undefined when it is not
  * close: at most two edits, or one `-`-separated part more or less (counted as one edit).
  */
-export function closeness(unlisted: string, listed: string): number | undefined {
-  const edits = boundedEditDistance(unlisted, listed, MAX_EDITS);
+export function closeness(unlisted: PartedName, listed: PartedName): number | undefined {
+  const edits = boundedEditDistance(unlisted.text, listed.text, MAX_EDITS);
   if (edits <= MAX_EDITS) return edits;
   return differsByOnePart(unlisted, listed) ? 1 : undefined;
 }
@@ -50,7 +67,7 @@ const isTrailing = (byte: number) => byte === 46 || byte === 58;
 /** What near misses are judged against: the listed ids, and each catalog namespace's models. */
 export interface Namespaces {
   listed: Set<string>;
-  byVendor: Map<string, { id: string; name: string }[]>;
+  byVendor: Map<string, { id: string; name: PartedName }[]>;
   /** The longest vendor, in bytes: a longer segment is no vendor, and is not decoded to find out. */
   longestVendor: number;
 }
@@ -161,7 +178,7 @@ export function namespacesOf(
     if (slash <= 0) continue;
     const vendor = id.slice(0, slash);
     const entries = namespaces.byVendor.get(vendor) ?? [];
-    entries.push({ id: model.id, name: id.slice(slash + 1) });
+    entries.push({ id: model.id, name: partedName(id.slice(slash + 1)) });
     namespaces.byVendor.set(vendor, entries);
     namespaces.longestVendor = Math.max(namespaces.longestVendor, encoder.encode(vendor).length);
   }
@@ -178,7 +195,7 @@ export function suggester(namespaces: Namespaces): (token: string) => string[] {
     const known = suggestionsFor.get(token);
     if (known) return known;
     const slash = token.indexOf('/');
-    const name = token.slice(slash + 1);
+    const name = partedName(token.slice(slash + 1));
     const scored: [number, string][] = [];
     for (const model of namespaces.byVendor.get(token.slice(0, slash)) ?? []) {
       const score = closeness(name, model.name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CatalogNames, compileMatcher, type ModelMatcher } from '../../src/check/matcher.js';
-import { closeness } from '../../src/check/near-miss.js';
+import { closeness as partedCloseness, partedName } from '../../src/check/near-miss.js';
 import { locate } from '../../src/check/offsets.js';
 import { isWholeToken } from '../../src/check/token-boundaries.js';
 
@@ -276,6 +276,9 @@ describe('what the text around a name says', () => {
 });
 
 describe('the rules', () => {
+  const closeness = (unlisted: string, listed: string) =>
+    partedCloseness(partedName(unlisted), partedName(listed));
+
   it('closeness: two edits, or one `-` part (a date counts as one)', () => {
     expect(closeness('gpt-4x', 'gpt-4o')).toBe(1);
     expect(closeness('gtp-4o', 'gpt-4o')).toBe(2);
