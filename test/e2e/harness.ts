@@ -116,6 +116,8 @@ export interface RawProcess {
  */
 export function spawnRaw(env: Record<string, string>, args: string[] = [], bin = BIN): RawProcess {
   const child = spawn(NODE, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Writing to a process that has ended is EPIPE: what it wrote before is what the test reads.
+  child.stdin.on('error', () => {});
   let out = '';
   let err = '';
   const chunks: Buffer[] = [];
@@ -199,6 +201,8 @@ export function runCommand(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A command that exits before reading its input closes the pipe: EPIPE there is no failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }
