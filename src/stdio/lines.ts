@@ -64,10 +64,15 @@ export function nestedDeeperThan(root: unknown, limit: number): boolean {
  * One line of JSON, or the error that prevented it: JSON.stringify recurses (a deep value
  * overflows the stack) and cannot build a string past V8's maximum length. Characters JSON leaves
  * raw but line readers and terminals act on (U+2028/9, C1, bidi controls) are escaped.
+ *
+ * The newline is added before the escape, not after: V8 joins strings lazily and copies a joined
+ * string into one piece when a regular expression or a socket write first reads it. Escaping the
+ * whole line makes that copy once; a newline appended afterwards would make the write copy the
+ * answer a second time, in every call.
  */
 export function toLine(message: unknown): string | Error {
   try {
-    return `${escapeJsonText(JSON.stringify(message))}\n`;
+    return escapeJsonText(`${JSON.stringify(message)}\n`);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
