@@ -11,6 +11,7 @@
 //   `rg -F -i -c -f <every id and name>` on the same tree: wall time, medians, and the ratio.
 // - Peak RSS of `check` (preloaded hook, process.resourceUsage at exit), and its CPU time over its
 //   wall time: how many cores it kept busy (2 on two free cores; the machine's load is printed).
+// - Ten 4 MiB files of near misses only, as SARIF: the suggestion search at its heaviest.
 // - One minified line: a single 50 MB file with no newline, `--max-file-size 64`, against its share
 //   (50/200) of the tree's time; and the same net of what any run costs before it reads a file
 //   (`check` of an empty folder: start-up, the catalog, the matcher), which the share counts only
@@ -276,6 +277,31 @@ try {
     `| the same, net of the empty folder's run | ${(lineMs - emptyMs).toFixed(0)} ms: ${((lineMs - emptyMs) / netShare).toFixed(2)} x its share (${netShare.toFixed(0)} ms) | |`,
   );
   console.log(`| one 50 MB line, peak RSS | ${lineRss.toFixed(1)} MB | ≤ 150 MB |`);
+
+  // Ten 4 MiB files of nothing but near misses: every id is a listed one's vendor with a name
+  // close to its models', none listed, no colon anywhere. Each costs a suggestion search.
+  const nearMisses = join(work, 'near-misses');
+  mkdirSync(nearMisses);
+  for (let f = 0; f < 10; f++) {
+    const lines = [];
+    for (let i = 0, size = 0; size < 4 * 1024 * 1024 - 100; i++) {
+      const text = `m = "${VENDORS[i % VENDORS.length]}/mini-${f}x${i}"`;
+      lines.push(text);
+      size += text.length + 1;
+    }
+    writeFileSync(join(nearMisses, `f${f}.py`), `${lines.join('\n')}\n`);
+  }
+  const nearTimes = [];
+  let nearRss = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const result = await check([nearMisses], ['--format', 'sarif']);
+    if (result.code !== 0) throw new Error(`check exited ${result.code}: ${result.stderr}`);
+    nearTimes.push(result.ms);
+    nearRss = Math.max(nearRss, result.rssMb ?? 0);
+  }
+  console.log(
+    `| ten 4 MiB files of near misses only (--format sarif): wall / peak RSS | ${median(nearTimes).toFixed(0)} ms / ${nearRss.toFixed(1)} MB | |`,
+  );
   console.log(`\nload average at end: ${load()}`);
 } finally {
   server.close();
