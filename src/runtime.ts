@@ -8,12 +8,13 @@ import { type Config, ENV, PUBLIC_ORIGINS } from './config.js';
 import { unavailableReason } from './describe-error.js';
 import { ConfigError } from './errors.js';
 import type { Logger } from './log.js';
+import type { ServerDeps } from './mcp-server-deps.js';
 import { createNetworkFetch, type NetworkFetch } from './net/fetch.js';
 import { chooseProxy, type ProxyChoice } from './net/proxy.js';
 import type { Sandbox, SandboxOptions } from './sandbox/service.js';
 import { DiskCache } from './store/disk-cache.js';
 import { displayUrl } from './text/redact.js';
-import { USER_AGENT } from './version.js';
+import { USER_AGENT, VERSION } from './version.js';
 
 export interface Runtime {
   api: FeedApi;
@@ -29,6 +30,27 @@ export interface Runtime {
    */
   warmUp(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * What a server answering from this runtime is built from: where its answers come from, whose
+ * secrets its texts hide, and what the caller adds (its audience, its subscriptions).
+ */
+export function serverDeps(
+  runtime: Runtime,
+  log: Logger,
+  secrets: readonly string[],
+  more: Partial<ServerDeps> = {},
+): ServerDeps {
+  return {
+    api: runtime.api,
+    log,
+    version: VERSION,
+    sampleData: runtime.sampleData,
+    dataSource: runtime.dataSource,
+    secrets,
+    ...more,
+  };
 }
 
 /** A warm-up that gives up quickly: it only saves the first call some round trips. */

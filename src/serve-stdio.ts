@@ -12,11 +12,10 @@ import { createServer, prepareTools } from './mcp-server.js';
 import { ownCommand } from './own-command.js';
 import { ChangesSubscriptions } from './resources/changes-subscriptions.js';
 import { followListens, honoredListen } from './resources/listen.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime, serverDeps } from './runtime.js';
 import { onQuietMoments } from './stdio/quiet-moments.js';
 import type { StdioTransport } from './stdio/transport.js';
 import { runStdio, servingBothEras } from './stdio.js';
-import { VERSION } from './version.js';
 
 /**
  * What opens a session: a 2025 client's `initialized`, a 2026 client's `server/discover` (or, from
@@ -57,16 +56,10 @@ export async function serveStdio(config: Config, io: CliIo): Promise<void> {
     log,
     intervalS: config.watchIntervalS,
   });
-  const deps = {
-    api: runtime.api,
-    log,
-    version: VERSION,
-    sampleData: runtime.sampleData,
-    dataSource: runtime.dataSource,
-    secrets: config.secrets,
+  const deps = serverDeps(runtime, log, config.secrets, {
     watchIntervalS: config.watchIntervalS,
     changeSubscriptions,
-  };
+  });
   // A factory: the SDK builds the server for the era the client opens with (twice when a 2026
   // probe falls back to initialize).
   const bothEras = servingBothEras(({ era }) => createServer(deps, era), log);

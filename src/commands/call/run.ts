@@ -6,9 +6,9 @@ import { InvalidArgumentsError } from '../../errors.js';
 import { EXIT } from '../../exit-codes.js';
 import type { CliIo } from '../../io.js';
 import { callTool, parseToolArguments, SAMPLE_DATA_NOTE } from '../../mcp-server.js';
+import { serverDeps } from '../../runtime.js';
 import { redactSecrets } from '../../text/redact.js';
 import { escapeJsonText, terminalSafe } from '../../text/terminal.js';
-import { VERSION } from '../../version.js';
 import { runOneShot } from '../one-shot.js';
 
 export interface CallOptions {
@@ -57,15 +57,7 @@ export async function runCall(
   }
   return runOneShot(config, io, print, async ({ log, runtime, signal }) => {
     const result: CallToolResult = await callTool(
-      {
-        api: runtime.api,
-        log,
-        version: VERSION,
-        sampleData: runtime.sampleData,
-        dataSource: runtime.dataSource,
-        secrets: config.secrets,
-        audience: 'shell',
-      },
+      serverDeps(runtime, log, config.secrets, { audience: 'shell' }),
       tool,
       args,
       signal,

@@ -18,9 +18,8 @@ import { isLoopbackHost } from '../../net/loopback.js';
 import { settleWithin, startProcessLifetime } from '../../process-lifetime.js';
 import { ChangesSubscriptions } from '../../resources/changes-subscriptions.js';
 import { admitListens, changesEventBus } from '../../resources/listen.js';
-import { createRuntime } from '../../runtime.js';
+import { createRuntime, serverDeps } from '../../runtime.js';
 import { echoValue } from '../../text/redact.js';
-import { VERSION } from '../../version.js';
 
 /** Everything open is given this long on SIGINT/SIGTERM; the process is gone within a second. */
 const SHUTDOWN_BUDGET_MS = 600;
@@ -109,16 +108,10 @@ export async function runHttp(
     log,
     intervalS: config.watchIntervalS,
   });
-  const deps = {
-    api: runtime.api,
-    log,
-    version: VERSION,
-    sampleData: runtime.sampleData,
-    dataSource: runtime.dataSource,
-    secrets,
+  const deps = serverDeps(runtime, log, secrets, {
     watchIntervalS: config.watchIntervalS,
     changeSubscriptions,
-  };
+  });
   const endpoint = await startHttpEndpoint({
     ...address,
     key,
