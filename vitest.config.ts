@@ -17,9 +17,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // `npm test` and `npx vitest` run under npm, whose npm_command would make in-process messages
-    // name `npx -y model-feed-mcp`; the CLIs the tests spawn get a scrubbed environment anyway.
-    env: { npm_command: '' },
     // End-to-end tests spawn processes: keep them from fighting over 2 cores.
     maxWorkers: 2,
   },

@@ -18,7 +18,7 @@ import { addSetupCommand } from './commands/setup/command.js';
 import { addWatchCommand } from './commands/watch/command.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { ownCommand } from './own-command.js';
+import { nameCommandsFor } from './own-command.js';
 import { reportFailure } from './report-failure.js';
 import { terminalSafe } from './text/terminal.js';
 import { CliCommand } from './unknown-flag.js';
@@ -39,7 +39,6 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
     .version(VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .addHelpText('after', HELP_AFTER)
-    .showHelpAfterError(`(run ${ownCommand('--help')} for usage)`)
     .exitOverride()
     // Commander's own errors too: whatever of the user's text one quotes acts on no terminal.
     .configureOutput({
@@ -69,6 +68,7 @@ export function buildProgram(io: CliIo, argv: readonly string[], exit: (code: nu
 
 /** Runs the CLI; resolves with an exit code, or with undefined while the server keeps running. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  nameCommandsFor({ env: io.env, script: process.argv[1] });
   let code: number | undefined;
   const exit = (c: number) => {
     code = c;

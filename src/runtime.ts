@@ -40,7 +40,7 @@ export function serverDeps(
   runtime: Runtime,
   log: Logger,
   secrets: readonly string[],
-  more: Partial<ServerDeps> = {},
+  more: Pick<ServerDeps, 'audience' | 'watchIntervalS' | 'changeSubscriptions'> = {},
 ): ServerDeps {
   return {
     api: runtime.api,

@@ -1,7 +1,7 @@
 /**
  * The stdio server as a command runs it: logger, runtime, MCP server, idle warm-up.
- * Shared by the full command line (cli.ts, for `model-feed-mcp --sandbox`, `--proxy …`) and the
- * server-only bundle (stdio-entry.ts) that a client's plain start loads.
+ * Shared by the full command line (commands/serve/command.ts, for `model-feed-mcp --sandbox`,
+ * `--proxy …`) and the server-only bundle (stdio-entry.ts) that a client's plain start loads.
  */
 
 import type { Config } from './config.js';

@@ -8,11 +8,13 @@
 import './zod-jitless.js';
 import { resolveConfig } from './config.js';
 import type { CliIo } from './io.js';
+import { nameCommandsFor } from './own-command.js';
 import { reportFailure } from './report-failure.js';
 import { serveStdio } from './serve-stdio.js';
 
 /** The same contract as cli.ts's `main` for no arguments: undefined while serving, else an exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number | undefined> {
+  nameCommandsFor({ env: io.env, script: process.argv[1] });
   try {
     await serveStdio(resolveConfig({}, io.env, argv), io);
     return undefined;

@@ -1,6 +1,5 @@
 /** How doctor's findings are printed (text or JSON) and what they add up to. Pure. */
 
-import { ownCommand } from '../own-command.js';
 import type { Check, CheckStatus } from './check.js';
 
 const SYMBOLS: Record<CheckStatus, string> = { pass: '✔', warn: '!', fail: '✖', skip: '-', off: '○' };
@@ -26,7 +25,7 @@ function summary(checks: readonly Check[]): string {
   const off = count(checks, 'off');
   const warned = `${warnings ? `, ${warnings} with a warning` : ''}${off ? `, ${off} off` : ''}`;
   if (allPassed(checks)) return `All ${checks.length - off} checks passed${warned}.`;
-  return `Not ready: ${count(checks, 'fail')} failed, ${count(checks, 'skip')} skipped, ${count(checks, 'pass') + warnings} passed${warned}. Fix the first ✖ above, then run \`${ownCommand('doctor')}\` again.`;
+  return `Not ready: ${count(checks, 'fail')} failed, ${count(checks, 'skip')} skipped, ${count(checks, 'pass') + warnings} passed${warned}. Fix the first ✖ above, then run this command again.`;
 }
 
 /** One aligned line per check, what to do under a failure or warning, then the summary. */

@@ -286,6 +286,11 @@ describe('the rules', () => {
     expect(closeness('gpt-4o-2024-05-13', 'gpt-4o')).toBe(1);
     expect(closeness('claude-3-5-sonnet', 'claude-3-5-sonnet-20241022')).toBe(1);
     expect(closeness('quill-max', 'quill-pro')).toBeUndefined();
+    // A part added in the middle, and a part repeated, are one part too; two parts are not.
+    expect(closeness('quill-turbo-mini-2', 'quill-mini-2')).toBe(1);
+    expect(closeness('quill-mini-mini-2', 'quill-mini-2')).toBe(1);
+    expect(closeness('quill-big-turbo-mini', 'quill-mini')).toBeUndefined();
+    expect(closeness('quill-mini-2', 'quill-turbo-mini-2')).toBe(1);
   });
 
   it('isWholeToken: a `.` joins only a digit', () => {

@@ -34,7 +34,7 @@ describe('the text report', () => {
         '✖ TCP             127.0.0.1:9: connection refused (ECONNREFUSED) (2 ms)',
         '                  → start the service',
         '- Authentication  skipped: TCP failed',
-        'Not ready: 1 failed, 1 skipped, 2 passed, 1 with a warning. Fix the first ✖ above, then run `model-feed-mcp doctor` again.',
+        'Not ready: 1 failed, 1 skipped, 2 passed, 1 with a warning. Fix the first ✖ above, then run this command again.',
         '',
       ].join('\n'),
     );

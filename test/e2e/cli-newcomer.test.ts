@@ -91,14 +91,13 @@ describe('started through npx', () => {
     );
     const doctor = await run(['doctor'], npx);
     expect(doctor.stdout).toContain('run `npx -y model-feed-mcp doctor --source public` to check them');
-    expect(doctor.stdout).toContain('then run `npx -y model-feed-mcp doctor` again.');
     const typo = await run(['doctr'], npx);
     expect(typo.stderr).toContain('(run npx -y model-feed-mcp --help for usage)');
   });
 
   it('a copy started by its name says the bare name', async () => {
     const doctor = await run(['doctor']);
-    expect(doctor.stdout).toContain('then run `model-feed-mcp doctor` again.');
+    expect(doctor.stdout).toContain('run `model-feed-mcp doctor --source public` to check them');
     expect(doctor.stdout).not.toContain('npx');
   });
 });

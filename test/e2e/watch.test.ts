@@ -117,7 +117,7 @@ describe('watch --once', () => {
 });
 
 describe('watch, running', () => {
-  it('refuses a second watcher on the same state file, naming the first; SIGTERM stops it before its next poll', async () => {
+  it('refuses a second watcher on the same state file, naming the first; SIGTERM stops it, its cursor saved', async () => {
     const state = join(tempDir(), 'state.json');
     const first = spawnRaw(watchEnv(sandbox), ['watch', '--since', '0', '--state', state]);
     await eventually(() => first.stderr().includes('polling every'), 'the first watcher to poll');

@@ -7,9 +7,10 @@
  */
 
 import type { Config } from '../../config.js';
+import { authenticate } from '../../doctor/authenticate.js';
 import { checkCaSources } from '../../doctor/ca-check.js';
 import type { Check } from '../../doctor/check.js';
-import { type AuthResult, runNetworkChecks } from '../../doctor/network-checks.js';
+import { runNetworkChecks } from '../../doctor/network-checks.js';
 import { checkNodeVersion } from '../../doctor/node-version.js';
 import * as probes from '../../doctor/probes.js';
 import { runPublicChecks } from '../../doctor/public-checks.js';
@@ -21,7 +22,7 @@ import { checkNoAccount, checkPublicSettings } from '../../doctor/source-check.j
 import type { CliIo } from '../../io.js';
 import { createLogger, type Logger } from '../../log.js';
 import { chooseProxy } from '../../net/proxy.js';
-import { createRuntime, startLocalSandbox } from '../../runtime.js';
+import { startLocalSandbox } from '../../runtime.js';
 import { redactSecrets } from '../../text/redact.js';
 import { escapeJsonText, terminalSafe } from '../../text/terminal.js';
 import { NODE_ENGINES } from '../../version.js';
@@ -49,17 +50,6 @@ async function resolveTarget(config: Config, log: Logger): Promise<Target> {
     sandboxUrl: sandbox.url,
     close: () => sandbox.close(),
   };
-}
-
-/** One request through the same client the tools use: proxy, CA, retries and error texts included (setup checks a key with it too). */
-export async function authenticate(config: Config, log: Logger): Promise<AuthResult> {
-  const runtime = await createRuntime(config, log);
-  try {
-    const page = await runtime.api.listChanges({ limit: 1 });
-    return { changes: page.items.length, rateLimit: runtime.api.rateLimit };
-  } finally {
-    await runtime.close();
-  }
 }
 
 /** No key, no base URL: the settings of the public source, CA, every origin, the record. */

@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import { configuredKey } from '../../cli-settings.js';
 import { type ConfigFlags, resolveConfig } from '../../config.js';
 import { ConfigError } from '../../errors.js';
-import { serveStdio } from '../../serve-stdio.js';
 import { echoValue } from '../../text/redact.js';
 import { refuseCommand } from '../../unknown-flag.js';
 import type { CommandContext } from '../context.js';
@@ -29,6 +28,7 @@ export async function serve(flags: ServeFlags, { io, argv, exit }: CommandContex
     exit(await runHttp(config, io, flags.http, flags.host));
     return;
   }
+  const { serveStdio } = await import('../../serve-stdio.js');
   await serveStdio(config, io);
 }
 

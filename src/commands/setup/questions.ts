@@ -5,6 +5,7 @@
 
 import { type Config, ENV, resolveConfig, SOURCES, type SourceKind } from '../../config.js';
 import { describeError } from '../../describe-error.js';
+import { authenticate } from '../../doctor/authenticate.js';
 import { AuthError, NotFoundError } from '../../errors.js';
 import { EXIT } from '../../exit-codes.js';
 import type { CliIo } from '../../io.js';
@@ -24,7 +25,6 @@ import {
 } from '../../setup/prompt.js';
 import { echoValue, redactSecrets } from '../../text/redact.js';
 import { oneLine } from '../../text/terminal.js';
-import { authenticate } from '../doctor/run.js';
 import type { SetupFacts, SetupFlags, Target } from './facts.js';
 import { checkServiceAt, type NotTheService } from './reach.js';
 

@@ -47,7 +47,7 @@ export function addWatchCommand(program: Command, { io, argv, exit }: CommandCon
     )
     .option(
       '--interval <s>',
-      'seconds between polls (default: from the tier, at most a quarter of the daily limit)',
+      'seconds between polls (default: from the tier, at most a quarter of the daily limit); with --sandbox, also how often it publishes',
     )
     .option('--once', 'deliver what is new, save the cursor and exit (for cron and CI)')
     .option('--max-attempts <n>', 'attempts per change before giving up with exit 1 (default 10)')
