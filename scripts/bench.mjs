@@ -402,9 +402,11 @@ function cacheHome() {
   return dir;
 }
 const cacheHomes = [];
+// Removed however the run ends, `--only` ending it early included.
+process.once('exit', () => {
+  for (const dir of cacheHomes) rmSync(dir, { recursive: true, force: true });
+});
 const compileCacheHome = cacheHome();
-// Removed however the run ends: `--only` ends it early, before the cache folders are removed.
-process.once('exit', () => rmSync(compileCacheHome, { recursive: true, force: true }));
 const compileCacheFolder = join(compileCacheHome, 'model-feed-mcp-compile-cache');
 
 /**
@@ -707,4 +709,3 @@ console.log(
   `tarball ${(pack.size / 1024).toFixed(1)} KB (unpacked ${(pack.unpacked / 1024).toFixed(1)} KB, ${pack.files} files), runtime dependencies: ${pack.dependencies}`,
 );
 console.log(`\nbenchmark took ${((performance.now() - started) / 1000).toFixed(0)} s`);
-for (const dir of cacheHomes) rmSync(dir, { recursive: true, force: true });
