@@ -22,6 +22,8 @@ export interface ExecSinkOptions {
   command: string;
   /** How long one run may take, in ms, before its process group is ended and the delivery fails. */
   timeoutMs: number;
+  /** Between SIGTERM and SIGKILL, in ms, when a run is ended. @default 1000 */
+  killGraceMs?: number;
   /**
    * The environment the command starts from, given by the caller (its `process.env`). The API key
    * and the webhook secret are always removed from it: a user's script never receives them.
@@ -60,7 +62,7 @@ const MAX_ENV_VALUE_LENGTH = 1000;
 export const MAX_EXEC_OUTPUT_BYTES = 64 * 1024;
 
 /** Between SIGTERM and SIGKILL: time for a script to clean up, short enough for a prompt shutdown. */
-const KILL_GRACE_MS = 1000;
+const DEFAULT_KILL_GRACE_MS = 1000;
 
 /**
  * After the shell exits, how long its pipes may stay open before we stop reading them: a background
@@ -139,6 +141,7 @@ interface Running {
 export function createExecSink(options: ExecSinkOptions): Sink {
   const label = commandLabel(options.command);
   const windows = (options.platform ?? process.platform) === 'win32';
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const running = new Set<Running>();
   let closed = false;
 
@@ -202,9 +205,9 @@ export function createExecSink(options: ExecSinkOptions): Sink {
       function terminate(): void {
         if (killTimer) return;
         kill(child, 'SIGTERM');
-        killTimer = setTimeout(() => kill(child, 'SIGKILL'), KILL_GRACE_MS);
+        killTimer = setTimeout(() => kill(child, 'SIGKILL'), killGraceMs);
         // A child stuck where even SIGKILL cannot end it must not hold the follower forever.
-        giveUpTimer = setTimeout(finish, KILL_GRACE_MS * 2);
+        giveUpTimer = setTimeout(finish, killGraceMs * 2);
       }
 
       const timeout = setTimeout(() => {
@@ -327,7 +330,7 @@ export function createExecSink(options: ExecSinkOptions): Sink {
       if (running.size === 0) return;
       const children = [...running];
       for (const child of children) child.terminate();
-      // Every child ends within KILL_GRACE_MS * 2 (terminate's own bound); wait no longer.
+      // Every child ends within killGraceMs * 2 (terminate's own bound); wait no longer.
       await Promise.all(children.map((child) => child.exited));
     },
   };
