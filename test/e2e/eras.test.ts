@@ -9,6 +9,7 @@
 import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config/settings-table.js';
 import { serveMcpEndpoint } from '../../src/sandbox/mcp-endpoint.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/service.js';
 import { BIN, eventually, NODE, type RawProcess, request, scrubbedEnv, spawnRaw } from './harness.js';
@@ -128,10 +129,10 @@ describe('a 2026-07-28 opening on stdio (raw lines)', () => {
     const model = (await raw.answer(6)).result as Record<string, unknown>;
     expect(model.cacheScope).toBe('private');
     // The cache hint's rule, not a speed: a read stays fresh for what is left of the answer it was
-    // read from, never more than the 60 s cache lifetime. How much is left depends on the machine,
-    // so only that rule is held.
+    // read from, never more than the cache lifetime setting's default. How much is left depends on
+    // the machine, so only that rule is held.
     expect(model.ttlMs).toBeGreaterThan(0);
-    expect(model.ttlMs).toBeLessThanOrEqual(60_000);
+    expect(model.ttlMs).toBeLessThanOrEqual(DEFAULTS.cacheTtlS * 1000);
     raw.send(enveloped(7, 'resources/read', { uri: CHANGES }));
     const changes = (await raw.answer(7)).result as Record<string, unknown>;
     expect(changes.cacheScope).toBe('private');
