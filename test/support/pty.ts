@@ -46,7 +46,9 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): Pty {
   child.stderr.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the command's last output may still be in the pipe when it exits, and a
+  // wait that saw the exit first would miss it.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   let done = false;
   void exited.then(() => {
     done = true;
